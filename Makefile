@@ -1,0 +1,37 @@
+# Inference Atlas — every command sets up what it needs on a fresh machine.
+#   make serve   build and serve the site at http://127.0.0.1:8000 (rebuilds on edits)
+#   make test    run the whole test suite (unit, site build, browser)
+VENV   ?= .venv
+PYTHON ?= python3
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+export NO_MKDOCS_2_WARNING = 1
+
+.PHONY: serve build test check bench browser clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[test]"
+	rm -f $(VENV)/.installed-* && touch $@
+
+serve: $(STAMP)
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: $(STAMP)
+	$(BIN)/mkdocs build
+
+check: $(STAMP)
+	$(BIN)/atlas check
+
+# Browser tests drive Debian's Chromium (a browser cannot be downloaded here).
+browser:
+	@test -x /usr/bin/chromium || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+
+test: $(STAMP) browser
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf site .pytest_cache

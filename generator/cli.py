@@ -1,0 +1,226 @@
+"""The `atlas` command: the same stages as the site build, for authors and scripts.
+
+Exit codes: 0 ok, 1 findings (nothing wrong with the input, but the answer is "no": an
+unknown term, no path), 2 bad input or usage (validation errors, bad arguments).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from .findings import AtlasError
+from .model import Atlas, Entry
+from .pipeline import find_root, load_atlas
+from .validate import normalise
+
+EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _print_json(value) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def _load(args) -> Atlas:
+    return load_atlas(Path(args.root) if args.root else find_root())
+
+
+def entry_json(e: Entry) -> dict:
+    return {"id": e.id, "kind": e.kind, "title": e.title, "aliases": list(e.aliases), "category": e.category,
+            "short": e.short, "url": e.url, "sources": list(e.sources)}
+
+
+def lookup(atlas: Atlas, query: str) -> tuple[Entry | None, list[str]]:
+    """An entry by id, title or alias (case and spacing ignored); else the closest names."""
+    names: dict[str, str] = {}
+    for e in atlas.entries.values():
+        for name in (e.id, e.title, *e.aliases):
+            names.setdefault(normalise(name), e.id)
+    key = normalise(query)
+    if key in names:
+        return atlas.entries[names[key]], []
+    hyphenless = key.replace("-", " ")
+    for name, eid in names.items():
+        if name.replace("-", " ") == hyphenless:
+            return atlas.entries[eid], []
+    import difflib
+    close = difflib.get_close_matches(key, list(names), n=5, cutoff=0.6)
+    seen, out = set(), []
+    for c in close:
+        eid = names[c]
+        if eid not in seen:
+            seen.add(eid)
+            out.append(atlas.entries[eid].title)
+    return None, out
+
+
+def cmd_check(args) -> int:
+    try:
+        atlas = _load(args)
+    except AtlasError as exc:
+        if args.json:
+            _print_json({"ok": False, "errors": [f.as_dict() for f in exc.findings]})
+        else:
+            print(exc.report(), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    counts = {k: len(atlas.of_kind(k)) for k in ("term", "engine", "hardware", "model", "guide")}
+    if args.json:
+        _print_json({"ok": True, "errors": [], "counts": counts, "sources": len(atlas.sources)})
+    else:
+        parts = ", ".join(f"{n} {k}{'s' if n != 1 and k != 'hardware' else ''}" for k, n in counts.items())
+        print(f"ok: {parts}, {len(atlas.sources)} sources")
+    return EXIT_OK
+
+
+def cmd_define(args) -> int:
+    atlas = _load(args)
+    entry, suggestions = lookup(atlas, args.term)
+    if entry is None:
+        if args.json:
+            _print_json({"found": False, "query": args.term, "did_you_mean": suggestions})
+        else:
+            hint = f" — did you mean {', '.join(repr(s) for s in suggestions)}?" if suggestions else ""
+            print(f"no entry for '{args.term}'{hint}", file=sys.stderr)
+        return EXIT_FINDINGS
+    if args.json:
+        _print_json({"found": True, **entry_json(entry)})
+        return EXIT_OK
+    cat = atlas.categories.get(entry.category)
+    print(f"{entry.title}  [{entry.kind}{' · ' + cat.title if cat else ''}]")
+    if entry.aliases:
+        print(f"also: {', '.join(entry.aliases)}")
+    print()
+    print(entry.short)
+    print()
+    print(f"page:    {entry.url}")
+    print(f"sources: {', '.join(atlas.sources[s].title for s in entry.sources)}")
+    return EXIT_OK
+
+
+def cmd_list(args) -> int:
+    atlas = _load(args)
+    entries = [e for e in atlas.entries.values() if not args.kind or e.kind == args.kind]
+    if args.json:
+        _print_json([entry_json(e) for e in entries])
+    else:
+        for e in entries:
+            print(f"{e.id:32} {e.kind:9} {e.title}")
+    return EXIT_OK
+
+
+def cmd_graph_export(args) -> int:
+    from .graph import build_graph, to_gexf, to_graphml, to_json
+
+    g = build_graph(_load(args))
+    text = {"json": to_json, "graphml": to_graphml, "gexf": to_gexf}[args.format](g)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_graph_path(args) -> int:
+    import networkx as nx
+
+    from .graph import build_graph
+
+    atlas = _load(args)
+    ends = []
+    for q in (args.source, args.target):
+        e, sugg = lookup(atlas, q)
+        if e is None:
+            print(f"no entry for '{q}'" + (f" — did you mean {', '.join(repr(s) for s in sugg)}?" if sugg else ""), file=sys.stderr)
+            return EXIT_BAD_INPUT
+        ends.append(e.id)
+    g = build_graph(atlas)
+    try:
+        path = nx.shortest_path(g.to_undirected(as_view=True), ends[0], ends[1])
+    except nx.NetworkXNoPath:
+        print(f"no path between {atlas.entries[ends[0]].title} and {atlas.entries[ends[1]].title}", file=sys.stderr)
+        return EXIT_FINDINGS
+    steps = []
+    types = atlas.relation_types
+    for a, b in zip(path, path[1:]):
+        if g.has_edge(a, b):
+            rel = sorted(g[a][b])[0]
+            label = types[rel].label if rel in types else rel
+        else:
+            rel = sorted(g[b][a])[0]
+            label = (types[rel].label if types[rel].symmetric else types[rel].inverse) if rel in types else f"mentioned by"
+        steps.append({"from": a, "to": b, "relation": rel, "reads": label})
+    if args.json:
+        _print_json({"path": path, "steps": steps})
+    else:
+        print(atlas.entries[path[0]].title)
+        for s in steps:
+            print(f"  --{s['reads']}--> {atlas.entries[s['to']].title}")
+    return EXIT_OK
+
+
+def cmd_markdown(args) -> int:
+    from .pipeline import build_site_files
+
+    root = Path(args.root) if args.root else find_root()
+    files = build_site_files(root)
+    out = Path(args.output)
+    for rel, text in files.items():
+        target = out / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+    print(f"wrote {len(files)} files to {out}")
+    return EXIT_OK
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="atlas", description="Inference Atlas: check, query and export the knowledge base.")
+    p.add_argument("--root", help="repository root (default: the nearest folder upwards that holds glossary/)")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("check", help="validate every entry; print each problem as path:line:col")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_check)
+
+    s = sub.add_parser("define", help="show an entry by id, title or alias")
+    s.add_argument("term")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_define)
+
+    s = sub.add_parser("list", help="list entries")
+    s.add_argument("--kind", choices=["term", "engine", "hardware", "model", "guide"])
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_list)
+
+    g = sub.add_parser("graph", help="the concept graph").add_subparsers(dest="graph_command", required=True)
+    s = g.add_parser("export", help="write the graph as node-link JSON, GraphML or GEXF")
+    s.add_argument("--format", choices=["json", "graphml", "gexf"], default="json")
+    s.add_argument("-o", "--output", help="file to write (default: standard output)")
+    s.set_defaults(func=cmd_graph_export)
+    s = g.add_parser("path", help="the shortest typed path between two entries")
+    s.add_argument("source")
+    s.add_argument("target")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_graph_path)
+
+    s = sub.add_parser("markdown", help="write the generated Markdown and data files to a folder (for other site generators)")
+    s.add_argument("output")
+    s.set_defaults(func=cmd_markdown)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except AtlasError as exc:
+        print(exc.report(), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `atlas list | head`
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

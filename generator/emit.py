@@ -1,0 +1,227 @@
+"""Stage 5 — emit: model + graph in, `{docs-relative path: text}` out.
+
+Pure functions: no file is read or written here, and the same input gives byte-identical
+output (every collection is sorted before it is rendered). Markdown pages use only
+standard extensions (attr_list, md_in_html, admonition, tables, pymdownx).
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from typing import Any
+
+import jinja2
+import networkx as nx
+import yaml
+
+from . import KIND_URLS
+from .graph import backlinks, related, to_graphml, to_json
+from .model import Atlas, Entry, Source
+from .text import esc, relpath, render_markdown
+
+KIND_TITLES = {"term": "Glossary", "engine": "Engines", "hardware": "Hardware", "model": "Models", "guide": "Decision guides"}
+SEARCH_BOOST = {"term": 3, "engine": 3, "hardware": 2, "model": 2, "guide": 2}
+STATUS_SYMBOL = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via plugin"}
+SPEC_LABELS = {
+    "memory_gb": ("Memory", "GB"), "memory_type": ("Memory type", ""), "bandwidth_gbs": ("Memory bandwidth", "GB/s"),
+    "fp32_tflops": ("FP32 (dense)", "TFLOPS"), "fp16_tflops": ("FP16 tensor (dense)", "TFLOPS"),
+    "bf16_tflops": ("BF16 tensor (dense)", "TFLOPS"), "fp8_tflops": ("FP8 tensor (dense)", "TFLOPS"),
+    "fp4_tflops": ("FP4 tensor (dense)", "TFLOPS"), "int8_tops": ("INT8 tensor (dense)", "TOPS"),
+    "tdp_w": ("Power (TDP)", "W"), "interconnect": ("Interconnect", ""), "release_year": ("Released", ""),
+    "params_total_b": ("Parameters (total)", "B"), "params_active_b": ("Parameters (active per token)", "B"),
+    "layers": ("Layers", ""), "attention_heads": ("Attention heads", ""), "kv_heads": ("KV heads", ""),
+    "head_dim": ("Head dimension", ""), "hidden_size": ("Hidden size", ""), "context_length": ("Context length", "tokens"),
+    "attention": ("Attention", ""), "kv_lora_rank": ("MLA latent width", ""), "rope_head_dim": ("MLA RoPE key width", ""),
+    "full_attention_layers": ("Full-attention layers", ""), "architecture": ("Architecture", ""),
+}
+
+
+@lru_cache(maxsize=1)
+def _env() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("generator", "templates"),
+        autoescape=False,  # output is Markdown; text fields go through the `e` filter below
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        undefined=jinja2.StrictUndefined,
+        comment_start_string="{#-#", comment_end_string="#-#}",  # Markdown uses {#anchor}
+    )
+    env.filters["e"] = esc
+    env.globals["source_line"] = source_line
+    return env
+
+
+def front_matter(**fields: Any) -> str:
+    return "---\n" + yaml.safe_dump(fields, sort_keys=True, allow_unicode=True, width=1000) + "---\n"
+
+
+def fmt_value(value: Any, unit: str = "") -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        text = f"{value:,}" if isinstance(value, int) else f"{value:,.2f}".rstrip("0").rstrip(".")
+    else:
+        text = str(value)
+    return esc(f"{text} {unit}".strip())
+
+
+class Page:
+    """Link and citation helpers for one page being rendered."""
+
+    def __init__(self, atlas: Atlas, src: str):
+        self.atlas = atlas
+        self.src = src
+        self.sources: list[str] = []  # source ids in the order they are first cited
+
+    def href(self, entry_id: str) -> str:
+        return relpath(self.atlas.entries[entry_id].src_path, self.src)
+
+    def link(self, entry_id: str, text: str | None = None) -> str:
+        e = self.atlas.entries[entry_id]
+        return f"[{esc(text or e.title)}]({self.href(entry_id)})"
+
+    def to(self, src: str) -> str:
+        return relpath(src, self.src)
+
+    def cite(self, source_id: str) -> str:
+        if source_id not in self.sources:
+            self.sources.append(source_id)
+        n = self.sources.index(source_id) + 1
+        return f'<sup class="atlas-cite">[{n}](#src-{source_id} "{esc(self.atlas.sources[source_id].title)}")</sup>'
+
+    def cites(self, source_ids: Any) -> str:
+        return "".join(self.cite(s) for s in source_ids)
+
+    def md(self, text: str) -> str:
+        return render_markdown(text, lambda i, t: self.link(i, t), self.cite)
+
+
+def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry) -> str:
+    page = Page(atlas, e.src_path)  # sources are numbered in order of first citation
+    body = page.md(e.body)
+    cat = atlas.categories.get(e.category)
+    ctx = dict(
+        e=e, page=page, body=body, atlas=atlas, category=cat,
+        category_href=page.to(f"categories/{e.category}.md") if cat else None,
+        related=related(g, atlas, e.id), backlinks=backlinks(g, e.id),
+        spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
+        kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
+    )
+    text = _env().get_template("entry.md.j2").render(**ctx)
+    # Sources last, after every citation above has been numbered; uncited ones follow.
+    page.sources += [s for s in e.sources if s not in page.sources]
+    text += _env().get_template("sources_list.md.j2").render(page=page, sources=[atlas.sources[s] for s in page.sources])
+    fm = front_matter(title=e.title, description=e.short, search={"boost": SEARCH_BOOST[e.kind]},
+                      atlas={"id": e.id, "kind": e.kind, "category": e.category})
+    return fm + text
+
+
+def _spec_rows(page: Page, e: Entry) -> list[dict]:
+    specs = e.get("specs") or {}
+    rows = []
+    for key in SPEC_LABELS:
+        if key in specs:
+            fact = specs[key]
+            label, unit = SPEC_LABELS[key]
+            rows.append({"label": label, "value": fmt_value(fact["value"], unit), "cite": page.cite(fact["source"]),
+                         "note": esc(fact.get("note", ""))})
+    return rows
+
+
+def _cells(page: Page, e: Entry) -> list[dict]:
+    groups = []
+    for group, title in (("features", "Features"), ("backends", "Hardware backends"), ("formats", "Weight formats"), ("api", "API surface")):
+        cells = e.get(group) or {}
+        if cells:
+            rows = [{"link": page.link(k), "status": v["status"], "cite": page.cite(v["source"]), "note": esc(v.get("note", ""))}
+                    for k, v in sorted(cells.items(), key=lambda kv: page.atlas.entries[kv[0]].title.casefold())]
+            groups.append({"title": title, "rows": rows})
+    return groups
+
+
+def _index_page(atlas: Atlas, kind: str) -> str:
+    src = f"{KIND_URLS[kind]}/index.md"
+    page = Page(atlas, src)
+    entries = atlas.of_kind(kind)
+    text = _env().get_template(f"index_{kind}.md.j2").render(page=page, entries=entries, atlas=atlas, fmt=fmt_value)
+    return front_matter(title=KIND_TITLES[kind], description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
+
+
+def _category_pages(atlas: Atlas) -> dict[str, str]:
+    out = {}
+    members: dict[str, list[Entry]] = {c: [] for c in atlas.categories}
+    for e in sorted(atlas.entries.values(), key=lambda e: e.title.casefold()):
+        members.setdefault(e.category, []).append(e)
+    for cid, cat in atlas.categories.items():
+        src = f"categories/{cid}.md"
+        page = Page(atlas, src)
+        text = _env().get_template("category.md.j2").render(page=page, cat=cat, entries=members[cid])
+        out[src] = front_matter(title=cat.title, description=cat.short) + text
+    page = Page(atlas, "categories/index.md")
+    out["categories/index.md"] = front_matter(title="Categories", description="Every category of the knowledge base.") + \
+        _env().get_template("categories.md.j2").render(page=page, cats=list(atlas.categories.values()), members=members)
+    return out
+
+
+def _source_pages(atlas: Atlas) -> dict[str, str]:
+    out = {}
+    citing: dict[str, list[Entry]] = {s: [] for s in atlas.sources}
+    for e in sorted(atlas.entries.values(), key=lambda e: e.title.casefold()):
+        for s in e.sources:
+            citing[s].append(e)
+    for sid, s in atlas.sources.items():
+        src = f"sources/{sid}.md"
+        page = Page(atlas, src)
+        text = _env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid])
+        out[src] = front_matter(title=s.title, description=f"Source: {s.title} ({s.publisher}).") + text
+    page = Page(atlas, "sources/index.md")
+    ordered = sorted(atlas.sources.values(), key=lambda s: (s.kind != "seed", s.title.casefold()))
+    out["sources/index.md"] = front_matter(title="Sources", description="Every document and page the knowledge base cites.") + \
+        _env().get_template("sources.md.j2").render(page=page, sources=ordered, citing=citing)
+    return out
+
+
+def glossary_json(atlas: Atlas) -> str:
+    """site/glossary.json: the contract scripts and other sites read."""
+    items = [{"id": e.id, "kind": e.kind, "title": e.title, "aliases": list(e.aliases), "category": e.category,
+              "short": e.short, "url": e.url} for e in atlas.entries.values()]
+    return json.dumps(items, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def _redirects(atlas: Atlas) -> dict[str, str]:
+    out = {}
+    for e in atlas.entries.values():
+        for old in e.former_ids:
+            target = f"../../{KIND_URLS[e.kind]}/{e.id}/"
+            out[f"{KIND_URLS[e.kind]}/{old}/index.html"] = _env().get_template("redirect.html.j2").render(target=target, title=e.title)
+    return out
+
+
+def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
+    """Every generated file, keyed by its path inside the docs tree."""
+    files: dict[str, str] = {}
+    for e in atlas.entries.values():
+        files[e.src_path] = _entry_page(atlas, g, e)
+    for kind in KIND_TITLES:
+        files[f"{KIND_URLS[kind]}/index.md"] = _index_page(atlas, kind)
+    files.update(_category_pages(atlas))
+    files.update(_source_pages(atlas))
+    files.update(_redirects(atlas))
+    page = Page(atlas, "graph/index.md")
+    files["graph/index.md"] = front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.") + \
+        _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas)
+    files["glossary.json"] = glossary_json(atlas)
+    files["graph/graph.json"] = to_json(g)
+    files["graph/graph.graphml"] = to_graphml(g)
+    return dict(sorted(files.items()))
+
+
+def source_line(s: Source) -> str:
+    bits = [f"[{esc(s.title)}]({esc(s.url)})" if s.url else esc(s.title), esc(s.publisher)]
+    if s.author:
+        bits.append(esc(s.author))
+    if s.date:
+        bits.append(esc(s.date))
+    return " — ".join(bits)

@@ -1,0 +1,121 @@
+"""Stage 4 — graph: one networkx MultiDiGraph built from the model, and its analyses.
+
+A node per entry; a typed edge per declared relation (types from graph/relations.yaml),
+per supported feature, format, backend and API of an engine, per engine family, per guide
+recommendation, and a `mentions` edge per [[link]] in prose. Edge keys are relation names,
+so the same relation between the same pair is stored once.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Iterable
+
+import networkx as nx
+
+from .model import Atlas, Entry
+
+WIKILINK_RE = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]")
+
+# Structured engine fields and the relation each supported cell stands for.
+CELL_RELATIONS = {"features": "implements", "formats": "supports_format", "backends": "runs_on", "api": "implements"}
+SUPPORTED = {"yes", "partial", "plugin"}
+
+
+def build_graph(atlas: Atlas, mentions: dict[str, Iterable[str]] | None = None) -> nx.MultiDiGraph:
+    """The concept graph. `mentions` maps an entry id to the ids its prose links to;
+    by default these are the explicit [[links]] in each body."""
+    g = nx.MultiDiGraph()
+    for e in atlas.entries.values():  # entries are sorted by id: stable node order
+        g.add_node(e.id, kind=e.kind, title=e.title, category=e.category, url=e.url, short=e.short)
+    for e in atlas.entries.values():
+        for name, target in e.relations:
+            g.add_edge(e.id, target, key=name, relation=name, origin="declared")
+        if e.kind == "engine":
+            family = e.get("family")
+            if family and not g.has_edge(e.id, family, "is_a"):
+                g.add_edge(e.id, family, key="is_a", relation="is_a", origin="family")
+            for group, relation in CELL_RELATIONS.items():
+                for target, cell in (e.get(group) or {}).items():
+                    if cell["status"] in SUPPORTED and not g.has_edge(e.id, target, relation):
+                        g.add_edge(e.id, target, key=relation, relation=relation, origin=group)
+        if e.kind == "guide":
+            for q in (e.get("questions") or {}).values():
+                for opt in q["options"]:
+                    for rec in opt.get("recommend", ()):
+                        if not g.has_edge(e.id, rec["entry"], "recommends"):
+                            g.add_edge(e.id, rec["entry"], key="recommends", relation="recommends", origin="guide")
+    links = mentions if mentions is not None else {e.id: WIKILINK_RE.findall(e.body) for e in atlas.entries.values()}
+    for source in sorted(links):
+        for target in sorted(set(links[source])):
+            target = target.strip()
+            if target != source and target in g and not g.has_edge(source, target):
+                g.add_edge(source, target, key="mentions", relation="mentions", origin="prose")
+    return g
+
+
+def related(g: nx.MultiDiGraph, atlas: Atlas, entry_id: str) -> list[tuple[str, list[str]]]:
+    """(label, [ids]) groups for an entry page, each relation read in its own direction:
+    outgoing edges use the relation's label, incoming ones its inverse label."""
+    groups: dict[str, set[str]] = {}
+    order: list[str] = []
+
+    def put(label: str, other: str) -> None:
+        if label not in groups:
+            groups[label] = set()
+            order.append(label)
+        groups[label].add(other)
+
+    types = atlas.relation_types
+    for _, target, rel in sorted(g.out_edges(entry_id, keys=True)):
+        if rel in types:
+            put(types[rel].label, target)
+    for source, _, rel in sorted(g.in_edges(entry_id, keys=True)):
+        if rel in types:
+            put(types[rel].label if types[rel].symmetric else types[rel].inverse, source)
+    title = lambda i: atlas.entries[i].title.casefold()  # noqa: E731
+    return [(label, sorted(groups[label], key=title)) for label in order]
+
+
+def backlinks(g: nx.MultiDiGraph, entry_id: str) -> list[str]:
+    """Entries whose prose links here."""
+    return sorted({s for s, _, rel in g.in_edges(entry_id, keys=True) if rel == "mentions"})
+
+
+def to_json(g: nx.MultiDiGraph) -> str:
+    """Node-link JSON; every edge carries its `relation`. Byte-identical for equal graphs."""
+    data = nx.node_link_data(g, edges="edges")
+    data["nodes"] = sorted(data["nodes"], key=lambda n: n["id"])
+    data["edges"] = sorted(data["edges"], key=lambda e: (e["source"], e["target"], e["key"]))
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+
+
+def from_json(text: str) -> nx.MultiDiGraph:
+    return nx.node_link_graph(json.loads(text), edges="edges", multigraph=True, directed=True)
+
+
+def to_graphml(g: nx.MultiDiGraph) -> str:
+    return "\n".join(nx.generate_graphml(g)) + "\n"
+
+
+def to_gexf(g: nx.MultiDiGraph) -> str:
+    return "\n".join(nx.generate_gexf(g)) + "\n"
+
+
+def neighbourhood(g: nx.MultiDiGraph, entry_id: str, depth: int = 1) -> set[str]:
+    """Entries within `depth` edges of `entry_id`, in either direction."""
+    seen = {entry_id}
+    frontier = {entry_id}
+    for _ in range(depth):
+        nxt: set[str] = set()
+        for n in frontier:
+            nxt.update(g.successors(n))
+            nxt.update(g.predecessors(n))
+        frontier = nxt - seen
+        seen |= frontier
+    return seen
+
+
+def entry_title(atlas: Atlas, e: Entry | str) -> str:
+    return (atlas.entries[e] if isinstance(e, str) else e).title

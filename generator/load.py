@@ -1,0 +1,210 @@
+"""Stage 1 — load: read every YAML file of the knowledge base, keeping the place of each node.
+
+YAML is composed into nodes (libyaml's CSafeLoader where present) and converted by hand so
+that every value and every key keeps its line and column: a later stage that finds a
+problem with `relations.uses[2]` can point at the exact spot. The loader refuses what the
+knowledge base never needs and an attacker would use: anchors and aliases (the
+billion-laughs bomb), merge keys, duplicate keys, files over a size limit, files that are
+not UTF-8, and symlinks that lead outside the repository.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import KIND_DIRS
+from .findings import Finding
+
+try:  # libyaml is several times faster; fall back to the pure-Python parser.
+    _Loader = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _Loader = yaml.SafeLoader
+
+MAX_FILE_BYTES = 512 * 1024
+"""No entry needs more than a few KB; a larger file is a mistake or an attack."""
+
+Loc = tuple[int, int]  # 1-based (line, column)
+
+
+@dataclass
+class Document:
+    """One YAML file: its data as plain Python values and the place of every node."""
+
+    path: str  # relative to the repository root, with forward slashes
+    kind: str  # term, engine, hardware, model, guide, sources, categories, relations
+    data: Any
+    locs: dict[tuple, Loc] = field(default_factory=dict)  # value locations by key path
+    key_locs: dict[tuple, Loc] = field(default_factory=dict)  # key locations by key path
+    block_scalars: set[tuple] = field(default_factory=set)  # paths of `|`/`>` scalars
+    lines: list[str] = field(default_factory=list)  # source lines, to place errors in prose
+
+    @property
+    def id(self) -> str:
+        return Path(self.path).stem
+
+    def loc(self, *path: Any, key: bool = False) -> Loc:
+        """Location of the node at `path`, or of its nearest existing parent."""
+        table = self.key_locs if key else self.locs
+        p = tuple(path)
+        while p:
+            if p in table:
+                return table[p]
+            if key and p in self.locs:
+                return self.locs[p]
+            p = p[:-1]
+        return self.locs.get((), (1, 1))
+
+    def text_loc(self, path: tuple, offset: int, text: str) -> Loc:
+        """Location of character `offset` inside the string scalar at `path`."""
+        line, col = self.loc(*path)
+        before = text[:offset]
+        extra = before.count("\n")
+        in_line = len(before) - (before.rfind("\n") + 1)
+        if path in self.block_scalars:
+            src_line = line + 1 + extra
+            source = self.lines[src_line - 1] if src_line <= len(self.lines) else ""
+            indent = len(source) - len(source.lstrip(" "))
+            return src_line, indent + in_line + 1
+        if extra:
+            return line + extra, 1 + in_line
+        return line, col + len(before)
+
+
+class _Refused(Exception):
+    def __init__(self, node: yaml.Node, message: str):
+        self.node = node
+        self.message = message
+
+
+_SCALAR_LOADER = yaml.SafeLoader("")
+
+
+def _convert(node: yaml.Node, path: tuple, doc: Document, seen: set[int]) -> Any:
+    if id(node) in seen:
+        raise _Refused(node, "YAML anchors and aliases are not allowed in the knowledge base; write the value out")
+    seen.add(id(node))
+    doc.locs[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, yaml.MappingNode):
+        out: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise _Refused(key_node, "a mapping key must be a plain string")
+            key = key_node.value
+            if key == "<<":
+                raise _Refused(key_node, "YAML merge keys ('<<') are not allowed; write the keys out")
+            if key in out:
+                first = doc.key_locs[path + (key,)]
+                raise _Refused(key_node, f"duplicate key '{key}' (first at line {first[0]})")
+            doc.key_locs[path + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            out[key] = _convert(value_node, path + (key,), doc, seen)
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [_convert(item, path + (i,), doc, seen) for i, item in enumerate(node.value)]
+    if node.tag == "tag:yaml.org,2002:timestamp":
+        return node.value  # dates stay ISO strings; the schemas check their shape
+    if node.style in ("|", ">"):
+        doc.block_scalars.add(path)
+    value = _SCALAR_LOADER.construct_object(node)
+    _SCALAR_LOADER.constructed_objects.clear()
+    return value
+
+
+def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | None, list[Finding]]:
+    """Parse one file's content. Returns the document, or None with the reasons."""
+    if isinstance(text_or_bytes, bytes):
+        raw = text_or_bytes
+        if raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw[: exc.start].count(b"\n") + 1
+            col = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+            return None, [Finding(path, line, col, f"file is not valid UTF-8 (byte 0x{raw[exc.start]:02x}); save it as UTF-8")]
+    else:
+        text = text_or_bytes.lstrip("\ufeff")
+    if not text.strip():
+        return None, [Finding(path, 1, 1, "file is empty; an entry needs at least title, short, body and sources")]
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        what = exc.problem or exc.context or "invalid YAML"
+        return None, [Finding(path, line, col, f"YAML syntax error: {what}")]
+    except yaml.YAMLError as exc:
+        return None, [Finding(path, 1, 1, f"YAML syntax error: {exc}")]
+    if node is None:
+        return None, [Finding(path, 1, 1, "file has no content; an entry needs at least title, short, body and sources")]
+    doc = Document(path=path, kind=kind, data=None, lines=text.splitlines())
+    try:
+        doc.data = _convert(node, (), doc, set())
+    except _Refused as exc:
+        m = exc.node.start_mark
+        return None, [Finding(path, m.line + 1, m.column + 1, exc.message)]
+    except RecursionError:
+        return None, [Finding(path, 1, 1, "YAML nesting is too deep")]
+    if not isinstance(doc.data, dict):
+        return None, [Finding(path, 1, 1, f"top level must be a mapping of keys to values, not a {type(doc.data).__name__}")]
+    return doc, []
+
+
+def read_file(file: Path, root: Path, kind: str) -> tuple[Document | None, list[Finding]]:
+    """Read and parse one file with the size, symlink and encoding guards."""
+    rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file)
+    if file.is_symlink():
+        target = file.resolve()
+        if not target.is_relative_to(root.resolve()):
+            return None, [Finding(rel, 1, 1, f"symlink points outside the repository ({target}); copy the file in instead")]
+    try:
+        size = file.stat().st_size
+    except OSError as exc:
+        return None, [Finding(rel, 1, 1, f"cannot read file: {exc.strerror}")]
+    if size > MAX_FILE_BYTES:
+        return None, [Finding(rel, 1, 1, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} (split it or shorten the body)")]
+    return parse(file.read_bytes(), rel, kind)
+
+
+def entry_files(root: Path) -> list[tuple[Path, str]]:
+    """Every file the knowledge base consists of, with its kind, in a stable order."""
+    glossary = root / "glossary"
+    files: list[tuple[Path, str]] = []
+    for kind, folder in KIND_DIRS.items():
+        d = glossary / folder
+        if d.is_dir():
+            files += [(p, kind) for p in sorted(d.iterdir()) if p.is_file() or p.is_symlink()]
+    if (glossary / "sources.yaml").exists():
+        files.append((glossary / "sources.yaml", "sources"))
+    if (glossary / "sources").is_dir():
+        files += [(p, "sources") for p in sorted((glossary / "sources").iterdir()) if p.is_file() or p.is_symlink()]
+    if (glossary / "categories.yaml").exists():
+        files.append((glossary / "categories.yaml", "categories"))
+    if (root / "graph" / "relations.yaml").exists():
+        files.append((root / "graph" / "relations.yaml", "relations"))
+    return files
+
+
+def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
+    """Load every file under glossary/ and graph/. Collects all problems; never raises."""
+    root = Path(root)
+    docs: list[Document] = []
+    findings: list[Finding] = []
+    for file, kind in entry_files(root):
+        rel = file.relative_to(root).as_posix()
+        if file.suffix != ".yaml":
+            if file.name.startswith(".") or file.suffix in (".md", ".txt"):
+                continue
+            findings.append(Finding(rel, 1, 1, f"unexpected file '{file.name}'; entries are '<id>.yaml' files"))
+            continue
+        doc, problems = read_file(file, root, kind)
+        findings += problems
+        if doc is not None:
+            docs.append(doc)
+    for required in ("glossary/sources.yaml", "glossary/categories.yaml", "graph/relations.yaml"):
+        if not (root / required).exists():
+            findings.append(Finding(required, 1, 1, "required file is missing"))
+    return docs, findings

@@ -1,0 +1,58 @@
+"""The MkDocs adapter: run the pipeline, hand MkDocs the generated files, watch the sources.
+
+Kept thin on purpose: everything it calls runs without MkDocs, so a move to another site
+generator only replaces this file (the `atlas markdown` command writes the same output to
+a folder for generators that do not run MkDocs plugins).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import Config
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin
+from mkdocs.structure.files import File, Files
+
+from .findings import AtlasError
+from .pipeline import build_site_files
+
+log = logging.getLogger("mkdocs.plugins.atlas")
+
+
+class AtlasConfig(Config):
+    root = c.Optional(c.Type(str))  # repository root; defaults to the folder of mkdocs.yml
+
+
+class AtlasPlugin(BasePlugin[AtlasConfig]):
+    def __init__(self) -> None:
+        self.generated: dict[str, str] = {}
+
+    def _root(self, config) -> Path:
+        return Path(self.config.root or Path(config.config_file_path).parent).resolve()
+
+    def on_config(self, config):
+        # Runs before MkDocs cleans or writes the site directory: a knowledge base with
+        # errors stops the build here, and nothing is written.
+        try:
+            self.generated = build_site_files(self._root(config))
+        except AtlasError as exc:
+            raise PluginError(exc.report()) from None
+        return config
+
+    def on_files(self, files: Files, config) -> Files:
+        for path, text in self.generated.items():
+            existing = files.get_file_from_path(path)
+            if existing is not None:
+                raise PluginError(f"docs/{path} is written by hand but the generator also produces it; remove one of them")
+            files.append(File.generated(config, path, content=text))
+        return files
+
+    def on_serve(self, server, config, builder):
+        root = self._root(config)
+        for folder in ("glossary", "graph"):
+            if (root / folder).is_dir():
+                server.watch(str(root / folder))
+        return server

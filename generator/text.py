@@ -1,0 +1,63 @@
+"""Turning authored text into safe Markdown.
+
+Entry text comes from YAML that anyone can send a pull request for, so nothing in it may
+reach the page as live HTML: plain fields (titles, definitions, notes) are escaped
+outright, and in Markdown bodies every `<` outside code is escaped so a tag can only ever
+show as text. Code spans and fences are left alone: Markdown already escapes them.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from typing import Callable
+
+# A fenced block (``` or ~~~, up to the same fence) or an inline code span.
+_CODE_RE = re.compile(r"(?ms)^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?^[ \t]*\1[ \t]*$|(`+)(?!`).+?(?<!`)\2(?!`)")
+WIKILINK_RE = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+CITE_RE = re.compile(r"\[@([^\]\s]+)\]")
+
+
+def esc(value: object) -> str:
+    """Escape a plain-text field for Markdown that is rendered to HTML."""
+    return html.escape(str(value), quote=True)
+
+
+def split_code(text: str) -> list[tuple[bool, str]]:
+    """[(is_code, piece)] covering `text` in order."""
+    out: list[tuple[bool, str]] = []
+    pos = 0
+    for m in _CODE_RE.finditer(text):
+        if m.start() > pos:
+            out.append((False, text[pos:m.start()]))
+        out.append((True, m.group(0)))
+        pos = m.end()
+    if pos < len(text):
+        out.append((False, text[pos:]))
+    return out
+
+
+def relpath(target_src: str, from_src: str) -> str:
+    """Relative link from one docs page to another (both docs-relative .md paths)."""
+    return posixpath.relpath(target_src, posixpath.dirname(from_src) or ".")
+
+
+def render_markdown(text: str, link: Callable[[str, str | None], str], cite: Callable[[str], str]) -> str:
+    """Escape raw HTML outside code and expand [[id|text]] links and [@source] citations."""
+    out = []
+    for is_code, piece in split_code(text):
+        if is_code:
+            out.append(piece)
+            continue
+        piece = piece.replace("<", "&lt;")
+        piece = WIKILINK_RE.sub(lambda m: link(m.group(1).strip(), m.group(2)), piece)
+        piece = CITE_RE.sub(lambda m: cite(m.group(1)), piece)
+        out.append(piece)
+    return "".join(out)
+
+
+def strip_markup(text: str) -> str:
+    """Plain text of a body for search snippets and data files: links keep their words."""
+    text = WIKILINK_RE.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    return CITE_RE.sub("", text)

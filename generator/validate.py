@@ -1,0 +1,428 @@
+"""Stage 2 — validate: schema, ids, references, aliases, ontology and guide trees.
+
+Every check runs on every document and every problem is collected; the caller fails once
+with all of them. Messages say what is wrong, where, and what would be right.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable, Iterator
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+
+from . import KINDS, KIND_DIRS
+from .findings import Finding, did_you_mean
+from .load import Document
+
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+WIKILINK_RE = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
+CITE_RE = re.compile(r"\[@([^\]\s]+)\]")
+BAD_URL_RE = re.compile(r"\]\(\s*(?:javascript|vbscript|data):", re.IGNORECASE)
+SCHEMA_FOR = {"term": "term", "engine": "engine", "hardware": "hardware", "model": "model", "guide": "guide",
+              "sources": "source", "categories": "category", "relations": "relations"}
+CELL_GROUPS = ("features", "backends", "formats", "api")
+SHORT_LIMIT = 200
+
+
+@lru_cache(maxsize=None)
+def _validators() -> dict[str, Draft202012Validator]:
+    folder = resources.files("generator") / "schemas"
+    schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".json")}
+    registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in schemas.items())
+    return {kind: Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry) for kind, name in SCHEMA_FOR.items()}
+
+
+def normalise(name: str) -> str:
+    """The form in which two titles or aliases count as the same name."""
+    return " ".join(name.casefold().split())
+
+
+def _where(path: Iterable[Any]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "entry"
+
+
+def _type_name(value: Any) -> str:
+    return {str: "text", int: "a number", float: "a number", bool: "true/false", list: "a list",
+            dict: "a mapping", type(None): "empty"}.get(type(value), type(value).__name__)
+
+
+_TYPE_WORDS = {"string": "text", "array": "a list", "object": "a mapping", "number": "a number",
+               "integer": "a whole number", "boolean": "true or false"}
+
+
+def _explain(doc: Document, err: ValidationError) -> Iterator[Finding]:
+    """Turn one JSON Schema error into findings a person can act on."""
+    path = tuple(err.absolute_path)
+    line, col = doc.loc(*path)
+    kind = err.validator
+    name = _where(path)
+    if kind == "additionalProperties":
+        allowed = sorted(err.schema.get("properties", {}))
+        for key in sorted(set(err.instance) - set(allowed)):
+            kl, kc = doc.loc(*path, key, key=True)
+            hint = did_you_mean(key, allowed) or f"; allowed keys: {', '.join(allowed)}"
+            yield Finding(doc.path, kl, kc, f"unknown key '{key}'{hint}")
+    elif kind == "required":
+        for key in err.validator_value:
+            if key not in err.instance:
+                yield Finding(doc.path, line, col, f"missing required field '{key}'" + (f" in {name}" if path else ""))
+    elif kind == "type":
+        want = err.validator_value
+        want = " or ".join(_TYPE_WORDS.get(w, w) for w in (want if isinstance(want, list) else [want]))
+        yield Finding(doc.path, line, col, f"'{name}' must be {want}, not {_type_name(err.instance)}")
+    elif kind == "maxLength":
+        n = len(err.instance)
+        if path and path[-1] == "short":
+            yield Finding(doc.path, line, col, f"short is {n} characters; at most {SHORT_LIMIT} allowed (one sentence that stands alone in a tooltip)")
+        else:
+            yield Finding(doc.path, line, col, f"'{name}' is {n} characters; at most {err.validator_value} allowed")
+    elif kind == "minLength":
+        if err.validator_value <= 1:
+            yield Finding(doc.path, line, col, f"'{name}' must not be empty")
+        else:
+            yield Finding(doc.path, line, col, f"'{name}' is {len(err.instance)} characters; write at least {err.validator_value}")
+    elif kind == "pattern":
+        value = err.instance
+        is_key = path and isinstance(doc.data, dict) and _is_key(doc, path, value)
+        if is_key:
+            line, col = doc.loc(*path, value, key=True)
+        pattern = err.validator_value
+        if "a-z0-9" in pattern and "_" not in pattern:
+            what = f"'{value}' is not a valid id: use lowercase letters, digits and single hyphens, like 'kv-cache'"
+        elif "a-z]+(_" in pattern:
+            what = f"'{value}' is not a valid relation name: use lowercase words joined by '_', like 'runs_on'"
+        elif "\\d{4}" in pattern:
+            what = f"'{name}' is '{value}'; write dates as YYYY-MM-DD"
+        elif "https" in pattern:
+            what = f"'{name}' must be a full URL starting with {'https://' if 's?' not in pattern else 'http(s)://'}"
+        else:
+            what = f"'{name}' value '{value}' does not match the expected form {pattern}"
+        yield Finding(doc.path, line, col, what)
+    elif kind == "enum":
+        options = [str(o) for o in err.validator_value]
+        hint = did_you_mean(str(err.instance), options)
+        yield Finding(doc.path, line, col, f"'{err.instance}' is not allowed for '{name}'{hint}; use one of: {', '.join(options)}")
+    elif kind == "uniqueItems":
+        yield Finding(doc.path, line, col, f"'{name}' lists the same item twice")
+    elif kind == "minItems":
+        n = err.validator_value
+        yield Finding(doc.path, line, col, f"'{name}' needs at least {n} item{'s' if n != 1 else ''}")
+    elif kind == "minProperties":
+        yield Finding(doc.path, line, col, f"'{name}' must not be empty")
+    elif kind in ("exclusiveMinimum", "minimum"):
+        yield Finding(doc.path, line, col, f"'{name}' is {err.instance}; it must be greater than {err.validator_value}")
+    elif kind == "oneOf" and "next" in json.dumps(err.validator_value):
+        yield Finding(doc.path, line, col, f"option '{name}' needs exactly one of 'next' (another question) or 'recommend' (an answer)")
+    else:
+        yield Finding(doc.path, line, col, f"'{name}': {err.message}")
+
+
+def _is_key(doc: Document, path: tuple, value: Any) -> bool:
+    node: Any = doc.data
+    for p in path:
+        try:
+            node = node[p]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return isinstance(node, dict) and value in node
+
+
+def check_schema(doc: Document) -> list[Finding]:
+    validator = _validators()[doc.kind]
+    out: list[Finding] = []
+    for err in validator.iter_errors(doc.data):
+        out.extend(_explain(doc, err))
+    return out
+
+
+class _Index:
+    """What cross-entry checks need to know about the whole knowledge base."""
+
+    def __init__(self, docs: list[Document]):
+        self.entries: dict[str, Document] = {}
+        self.sources: dict[str, Document] = {}
+        self.categories: set[str] = set()
+        self.relations: dict[str, dict] = {}
+        self.duplicates: list[Finding] = []
+        for doc in docs:
+            if doc.kind == "sources":
+                for sid in doc.data:
+                    if sid in self.sources:
+                        line, col = doc.loc(sid, key=True)
+                        first = self.sources[sid]
+                        fl = first.loc(sid, key=True)[0]
+                        self.duplicates.append(Finding(doc.path, line, col, f"duplicate source id '{sid}' (also {first.path}:{fl}); reuse that one"))
+                    else:
+                        self.sources[sid] = doc
+            elif doc.kind == "categories":
+                self.categories.update(doc.data)
+            elif doc.kind == "relations":
+                rel = doc.data.get("relations")
+                if isinstance(rel, dict):
+                    self.relations = {k: v for k, v in rel.items() if isinstance(v, dict)}
+            elif doc.kind in KINDS:
+                if doc.id in self.entries:
+                    first = self.entries[doc.id]
+                    self.duplicates.append(Finding(doc.path, 1, 1, f"duplicate id '{doc.id}': {first.path} already uses it; ids are unique across all kinds"))
+                else:
+                    self.entries[doc.id] = doc
+
+    def kind_of(self, entry_id: str) -> str | None:
+        doc = self.entries.get(entry_id)
+        return doc.kind if doc else None
+
+
+def _list(d: dict, key: str) -> list:
+    """The list at `key`, or [] when it is missing or not a list (the schema reports that)."""
+    value = d.get(key)
+    return value if isinstance(value, list) else []
+
+
+def _ref(doc: Document, path: tuple, target: Any, index: _Index, what: str = "entry") -> Finding | None:
+    if not isinstance(target, str):
+        return None
+    if target in index.entries:
+        return None
+    line, col = doc.loc(*path)
+    return Finding(doc.path, line, col, f"unknown {what} '{target}'{did_you_mean(target, index.entries)}")
+
+
+def _source_ref(doc: Document, path: tuple, sid: Any, index: _Index) -> Finding | None:
+    if not isinstance(sid, str) or sid in index.sources:
+        return None
+    line, col = doc.loc(*path)
+    return Finding(doc.path, line, col, f"unknown source '{sid}'{did_you_mean(sid, index.sources)}; add it to glossary/sources.yaml or glossary/sources/")
+
+
+def _walk_sources(value: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
+    """Every `source: id` and `sources: [id]` anywhere inside an entry."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == "source":
+                yield path + (k,), v
+            elif k == "sources" and isinstance(v, list):
+                for i, s in enumerate(v):
+                    yield path + (k, i), s
+            else:
+                yield from _walk_sources(v, path + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _walk_sources(v, path + (i,))
+
+
+def check_entry(doc: Document, index: _Index) -> list[Finding]:
+    d = doc.data
+    out: list[Finding] = []
+    add = out.append
+    if not ID_RE.match(doc.id):
+        add(Finding(doc.path, 1, 1, f"file name '{doc.id}.yaml' is not a valid id: use lowercase letters, digits and single hyphens, like 'kv-cache.yaml'"))
+    if isinstance(d.get("id"), str) and d["id"] != doc.id:
+        line, col = doc.loc("id")
+        add(Finding(doc.path, line, col, f"id '{d['id']}' does not match the file name '{doc.id}.yaml'; an id is the file name without .yaml (rename one of them)"))
+    cat = d.get("category")
+    if isinstance(cat, str) and cat not in index.categories:
+        line, col = doc.loc("category")
+        add(Finding(doc.path, line, col, f"unknown category '{cat}'{did_you_mean(cat, index.categories)}; categories are listed in glossary/categories.yaml"))
+    # Relations: known name, known target, kinds the ontology allows.
+    rels = d.get("relations")
+    if isinstance(rels, dict):
+        for name, targets in rels.items():
+            if name not in index.relations:
+                line, col = doc.loc("relations", name, key=True)
+                hint = did_you_mean(name, index.relations) or f"; known relations: {', '.join(sorted(index.relations))}"
+                add(Finding(doc.path, line, col, f"unknown relation '{name}'{hint}"))
+                continue
+            spec = index.relations[name]
+            if doc.kind not in spec.get("from", []):
+                line, col = doc.loc("relations", name, key=True)
+                add(Finding(doc.path, line, col, f"relation '{name}' cannot start at a {doc.kind}; it goes from {', '.join(spec.get('from', []))} to {', '.join(spec.get('to', []))}"))
+                continue
+            for i, target in enumerate(targets if isinstance(targets, list) else []):
+                problem = _ref(doc, ("relations", name, i), target, index)
+                if problem:
+                    add(problem)
+                    continue
+                if target == doc.id:
+                    line, col = doc.loc("relations", name, i)
+                    add(Finding(doc.path, line, col, f"relation '{name}' points at the entry itself"))
+                    continue
+                tkind = index.kind_of(target)
+                if tkind not in spec.get("to", []):
+                    line, col = doc.loc("relations", name, i)
+                    add(Finding(doc.path, line, col, f"relation '{name}' cannot end at '{target}', which is a {tkind}; it goes from {', '.join(spec.get('from', []))} to {', '.join(spec.get('to', []))}"))
+    # Sources: every id named anywhere exists; every citation is listed in `sources`.
+    for path, sid in _walk_sources(d, ()):
+        problem = _source_ref(doc, path, sid, index)
+        if problem:
+            add(problem)
+    listed = {s for s in _list(d, "sources") if isinstance(s, str)}
+    body = d.get("body")
+    if isinstance(body, str):
+        for m in CITE_RE.finditer(body):
+            sid = m.group(1)
+            line, col = doc.text_loc(("body",), m.start(), body)
+            if sid not in index.sources:
+                add(Finding(doc.path, line, col, f"citation [@{sid}] names an unknown source{did_you_mean(sid, index.sources)}"))
+            elif sid not in listed:
+                add(Finding(doc.path, line, col, f"citation [@{sid}] is not listed in this entry's sources; add '{sid}' to sources"))
+        for m in WIKILINK_RE.finditer(body):
+            target = m.group(1).strip()
+            if target not in index.entries:
+                line, col = doc.text_loc(("body",), m.start(), body)
+                add(Finding(doc.path, line, col, f"link [[{target}]] names an unknown entry{did_you_mean(target, index.entries)}"))
+        for m in BAD_URL_RE.finditer(body):
+            line, col = doc.text_loc(("body",), m.start(), body)
+            add(Finding(doc.path, line, col, "links may not use javascript:, vbscript: or data: URLs"))
+        for m in re.finditer(r"(?m)^# ", body):
+            line, col = doc.text_loc(("body",), m.start(), body)
+            add(Finding(doc.path, line, col, "use '## ' subheadings in a body; the page title is the only '# ' heading"))
+    # Engine fields that point at other entries.
+    fam = d.get("family")
+    if doc.kind == "engine" and isinstance(fam, str):
+        problem = _ref(doc, ("family",), fam, index, "family")
+        if problem:
+            add(problem)
+        elif index.kind_of(fam) != "term":
+            line, col = doc.loc("family")
+            add(Finding(doc.path, line, col, f"family '{fam}' must be a term (an engine family such as production-serving-engines)"))
+    for group in CELL_GROUPS:
+        cells = d.get(group)
+        if isinstance(cells, dict):
+            for key in cells:
+                if key not in index.entries:
+                    line, col = doc.loc(group, key, key=True)
+                    add(Finding(doc.path, line, col, f"unknown entry '{key}' in {group}{did_you_mean(key, index.entries)}"))
+    for i, old in enumerate(_list(d, "former_ids")):
+        if old in index.entries:
+            line, col = doc.loc("former_ids", i)
+            add(Finding(doc.path, line, col, f"former id '{old}' is the id of an existing entry ({index.entries[old].path})"))
+    if doc.kind == "guide":
+        out += check_guide(doc, index)
+    return out
+
+
+def check_guide(doc: Document, index: _Index) -> list[Finding]:
+    """A guide is a tree of questions: every question reachable, no cycles, every leaf real."""
+    d = doc.data
+    questions = d.get("questions")
+    if not isinstance(questions, dict) or not questions:
+        return []
+    out: list[Finding] = []
+    start = d.get("start")
+    if isinstance(start, str) and start not in questions:
+        line, col = doc.loc("start")
+        out.append(Finding(doc.path, line, col, f"start question '{start}' does not exist{did_you_mean(start, questions)}"))
+        return out
+    edges: dict[str, list[str]] = {}
+    for qid, q in questions.items():
+        edges[qid] = []
+        options = q.get("options") if isinstance(q, dict) else None
+        seen_ids: set[str] = set()
+        for i, opt in enumerate(options if isinstance(options, list) else []):
+            if not isinstance(opt, dict):
+                continue
+            oid = opt.get("id")
+            if oid in seen_ids:
+                line, col = doc.loc("questions", qid, "options", i, "id")
+                out.append(Finding(doc.path, line, col, f"option id '{oid}' is used twice in question '{qid}'"))
+            seen_ids.add(oid)
+            nxt = opt.get("next")
+            if isinstance(nxt, str):
+                if nxt not in questions:
+                    line, col = doc.loc("questions", qid, "options", i, "next")
+                    out.append(Finding(doc.path, line, col, f"option '{oid}' leads to unknown question '{nxt}'{did_you_mean(nxt, questions)}"))
+                else:
+                    edges[qid].append(nxt)
+            for j, rec in enumerate(opt.get("recommend") or []):
+                if isinstance(rec, dict):
+                    problem = _ref(doc, ("questions", qid, "options", i, "recommend", j, "entry"), rec.get("entry"), index)
+                    if problem:
+                        out.append(problem)
+    if isinstance(start, str):
+        reached: set[str] = set()
+        stack = [start]
+        while stack:
+            q = stack.pop()
+            if q not in reached:
+                reached.add(q)
+                stack.extend(edges.get(q, []))
+        for qid in questions:
+            if qid not in reached:
+                line, col = doc.loc("questions", qid, key=True)
+                out.append(Finding(doc.path, line, col, f"question '{qid}' cannot be reached from the start question '{start}'"))
+    # Cycles: depth-first search with colours; report the edge that closes the loop.
+    colour: dict[str, int] = {}
+
+    def visit(q: str, trail: list[str]) -> None:
+        colour[q] = 1
+        for i, opt in enumerate(questions[q].get("options") or []):
+            nxt = opt.get("next") if isinstance(opt, dict) else None
+            if nxt not in questions:
+                continue
+            if colour.get(nxt) == 1:
+                line, col = doc.loc("questions", q, "options", i, "next")
+                loop = " -> ".join(trail[trail.index(nxt):] + [q, nxt]) if nxt in trail else f"{q} -> {nxt}"
+                out.append(Finding(doc.path, line, col, f"guide loops back: {loop}; every path must end in a recommendation"))
+            elif colour.get(nxt) is None:
+                visit(nxt, trail + [q])
+        colour[q] = 2
+
+    for qid in questions:
+        if colour.get(qid) is None and isinstance(questions[qid], dict):
+            visit(qid, [])
+    return out
+
+
+def check_aliases(index: _Index) -> list[Finding]:
+    """A title or alias names exactly one entry; otherwise links and search are ambiguous."""
+    owner: dict[str, tuple[str, Document, tuple]] = {}
+    out: list[Finding] = []
+    names: list[tuple[str, Document, tuple]] = []
+    for eid, doc in index.entries.items():
+        if isinstance(doc.data.get("title"), str):
+            names.append((doc.data["title"], doc, ("title",)))
+    for eid, doc in index.entries.items():
+        for i, alias in enumerate(_list(doc.data, "aliases")):
+            if isinstance(alias, str):
+                names.append((alias, doc, ("aliases", i)))
+    for name, doc, path in names:
+        key = normalise(name)
+        if key in owner and owner[key][1].id != doc.id:
+            other_name, other_doc, other_path = owner[key]
+            line, col = doc.loc(*path)
+            ol = other_doc.loc(*other_path)[0]
+            what = "title" if path == ("title",) else "alias"
+            their = "title" if other_path == ("title",) else "alias"
+            out.append(Finding(doc.path, line, col, f"{what} '{name}' is already the {their} of '{other_doc.id}' ({other_doc.path}:{ol}); a name may belong to one entry only"))
+        elif key not in owner:
+            owner[key] = (name, doc, path)
+    return out
+
+
+def validate(docs: list[Document]) -> list[Finding]:
+    """All findings for a loaded knowledge base (empty when it is valid)."""
+    out: list[Finding] = []
+    for doc in docs:
+        out += check_schema(doc)
+    index = _Index(docs)
+    out += index.duplicates
+    for doc in index.entries.values():
+        out += check_entry(doc, index)
+    out += check_aliases(index)
+    former: dict[str, Document] = {}
+    for doc in index.entries.values():
+        for i, old in enumerate(_list(doc.data, "former_ids")):
+            if old in former:
+                line, col = doc.loc("former_ids", i)
+                out.append(Finding(doc.path, line, col, f"former id '{old}' is also claimed by {former[old].path}"))
+            former[old] = doc
+    return sorted(set(out))

@@ -1,0 +1,125 @@
+"""Stage 2: one test per validation case, each asserting the exact place and message.
+
+Every case writes one small entry into a copy of the real knowledge base, so the expected
+line and column can be read straight off the text the test wrote.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from generator.findings import AtlasError
+from generator.load import load_tree
+from generator.pipeline import load_atlas
+from generator.validate import validate
+
+GOOD = """\
+title: Test entry
+category: runtime
+short: A test entry that exists only to check where validation points.
+body: |
+  Plain body text.
+sources: [seed-engines-chapter]
+"""
+
+PATH = "glossary/terms/test-entry.yaml"
+
+
+def findings_for(kb: Path, text: str, name: str = "test-entry", folder: str = "terms") -> list[str]:
+    (kb / "glossary" / folder / f"{name}.yaml").write_text(text, encoding="utf-8")
+    docs, problems = load_tree(kb)
+    return [str(f) for f in problems + validate(docs) if f.path.endswith(f"/{name}.yaml")]
+
+
+def test_the_good_entry_is_clean(kb):
+    assert findings_for(kb, GOOD) == []
+
+
+def test_yaml_syntax_error(kb):
+    out = findings_for(kb, GOOD.replace("title: Test entry", "title: [Test entry"))
+    assert len(out) == 1 and out[0].startswith(f"{PATH}:2:") and "YAML syntax error" in out[0]
+
+
+def test_unknown_key_with_did_you_mean(kb):
+    out = findings_for(kb, GOOD.replace("category: runtime", "category: runtime\ncatgory: memory"))
+    assert out == [f"{PATH}:3:1: unknown key 'catgory' — did you mean 'category'?"]
+
+
+def test_wrong_type(kb):
+    out = findings_for(kb, GOOD + "aliases: TE\n")
+    assert out == [f"{PATH}:7:10: 'aliases' must be a list, not text"]
+
+
+def test_missing_required_field(kb):
+    out = findings_for(kb, GOOD.replace("short: A test entry that exists only to check where validation points.\n", ""))
+    assert out == [f"{PATH}:1:1: missing required field 'short'"]
+
+
+def test_id_not_matching_file_name(kb):
+    out = findings_for(kb, "id: test-entri\n" + GOOD)
+    assert out == [f"{PATH}:1:5: id 'test-entri' does not match the file name 'test-entry.yaml'; an id is the file name without .yaml (rename one of them)"]
+
+
+def test_invalid_file_name(kb):
+    out = findings_for(kb, GOOD, name="Test_Entry")
+    assert out == ["glossary/terms/Test_Entry.yaml:1:1: file name 'Test_Entry.yaml' is not a valid id: use lowercase letters, digits and single hyphens, like 'kv-cache.yaml'"]
+
+
+def test_duplicate_id_across_kinds(kb):
+    text = (kb / "glossary/terms/kv-cache.yaml").read_text()
+    (kb / "glossary/models/kv-cache.yaml").write_text(text)
+    docs, problems = load_tree(kb)
+    out = [str(f) for f in validate(docs) if "duplicate id" in f.message]
+    assert out == ["glossary/models/kv-cache.yaml:1:1: duplicate id 'kv-cache': glossary/terms/kv-cache.yaml already uses it; ids are unique across all kinds"]
+
+
+def test_alias_colliding_with_another_entrys_title(kb):
+    kv_title_line = next(i for i, l in enumerate((kb / "glossary/terms/kv-cache.yaml").read_text().splitlines(), 1) if l.startswith("title:"))
+    out = findings_for(kb, GOOD + "aliases: [TE, kv  Cache]\n")
+    assert out == [f"{PATH}:7:15: alias 'kv  Cache' is already the title of 'kv-cache' (glossary/terms/kv-cache.yaml:{kv_title_line}); a name may belong to one entry only"]
+
+
+def test_reference_to_unknown_entry(kb):
+    out = findings_for(kb, GOOD + "relations:\n  uses: [kv-cahce]\n")
+    assert out == [f"{PATH}:8:10: unknown entry 'kv-cahce' — did you mean 'kv-cache'?"]
+
+
+def test_unknown_relation(kb):
+    out = findings_for(kb, GOOD + "relations:\n  manged_by: [kv-cache]\n")
+    assert out == [f"{PATH}:8:3: unknown relation 'manged_by' — did you mean 'managed_by'?"]
+
+
+def test_unknown_source(kb):
+    out = findings_for(kb, GOOD.replace("sources: [seed-engines-chapter]", "sources: [seed-engine-chapter]"))
+    assert out == [f"{PATH}:6:11: unknown source 'seed-engine-chapter' — did you mean 'seed-engines-chapter'?; add it to glossary/sources.yaml or glossary/sources/"]
+
+
+def test_relation_between_kinds_the_ontology_forbids(kb):
+    out = findings_for(kb, GOOD + "relations:\n  orchestrates: [kv-cache]\n")
+    assert out == [f"{PATH}:8:3: relation 'orchestrates' cannot start at a term; it goes from engine to engine"]
+
+
+def test_short_over_200_characters(kb):
+    long = "A definition that keeps going " + "and going " * 20 + "until it is far too long."
+    out = findings_for(kb, GOOD.replace("short: A test entry that exists only to check where validation points.", f"short: {long}"))
+    assert out == [f"{PATH}:3:8: short is {len(long)} characters; at most 200 allowed (one sentence that stands alone in a tooltip)"]
+
+
+def test_citation_and_link_in_prose_are_located(kb):
+    body = "body: |\n  Plain body text.\n  Cites [@kwon-2023-pagedattention] and links [[kv-cach]].\n"
+    out = findings_for(kb, GOOD.replace("body: |\n  Plain body text.\n", body))
+    assert out == [
+        f"{PATH}:6:9: citation [@kwon-2023-pagedattention] is not listed in this entry's sources; add 'kwon-2023-pagedattention' to sources",
+        f"{PATH}:6:47: link [[kv-cach]] names an unknown entry — did you mean 'kv-cache'?",
+    ]
+
+
+def test_every_error_is_collected_before_failing_once(kb):
+    (kb / "glossary/terms/a-broken.yaml").write_text(GOOD.replace("category: runtime", "category: runtim"))
+    (kb / "glossary/terms/b-broken.yaml").write_text(GOOD.replace("title: Test entry", "titel: Other"))
+    with pytest.raises(AtlasError) as info:
+        load_atlas(kb)
+    lines = [str(f) for f in info.value.findings]
+    assert "glossary/terms/a-broken.yaml:2:11: unknown category 'runtim' — did you mean 'runtime'?; categories are listed in glossary/categories.yaml" in lines
+    assert "glossary/terms/b-broken.yaml:1:1: unknown key 'titel' — did you mean 'title'?" in lines
+    assert "glossary/terms/b-broken.yaml:1:1: missing required field 'title'" in lines
