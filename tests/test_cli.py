@@ -1,0 +1,71 @@
+"""The `atlas` command as an author or a script runs it."""
+
+import json
+import sys
+from pathlib import Path
+
+import networkx as nx
+
+from conftest import REPO, run
+
+ATLAS = str(Path(sys.executable).parent / "atlas")
+
+
+def test_check_is_clean_on_the_real_knowledge_base():
+    r = run([ATLAS, "check"], cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("ok:")
+
+
+def test_check_on_a_broken_copy_lists_every_error_and_exits_2(kb):
+    entry = kb / "glossary/terms/kv-cache.yaml"
+    lines = entry.read_text().splitlines()
+    title = next(i for i, l in enumerate(lines) if l.startswith("title:"))
+    lines[title] = "titel: KV cache"
+    entry.write_text("\n".join(lines) + "\n")
+    (kb / "glossary/terms/empty.yaml").write_text("")
+    r = run([ATLAS, "--root", str(kb), "check"], cwd=kb)
+    assert r.returncode == 2
+    assert f"glossary/terms/kv-cache.yaml:{title + 1}:1: unknown key 'titel' — did you mean 'title'?" in r.stderr
+    assert "glossary/terms/empty.yaml:1:1: file is empty" in r.stderr
+    r = run([ATLAS, "--root", str(kb), "check", "--json"], cwd=kb)
+    assert r.returncode == 2
+    report = json.loads(r.stdout)
+    assert report["ok"] is False
+    assert {"path": "glossary/terms/kv-cache.yaml", "line": title + 1, "col": 1, "severity": "error",
+            "message": "unknown key 'titel' — did you mean 'title'?"} in report["errors"]
+    assert not (kb / "site").exists()
+
+
+def test_define_finds_an_entry_by_alias_and_suggests_near_misses():
+    r = run([ATLAS, "define", "key-value cache"], cwd=REPO)
+    assert r.returncode == 0 and r.stdout.startswith("KV cache")
+    r = run([ATLAS, "define", "KV Cache", "--json"], cwd=REPO)
+    assert json.loads(r.stdout)["url"] == "/glossary/kv-cache/"
+    r = run([ATLAS, "define", "kv cahce"], cwd=REPO)
+    assert r.returncode == 1
+    assert "did you mean 'KV cache'" in r.stderr
+
+
+def test_usage_errors_exit_2():
+    assert run([ATLAS, "no-such-command"], cwd=REPO).returncode == 2
+    assert run([ATLAS, "graph", "export", "--format", "pdf"], cwd=REPO).returncode == 2
+
+
+def test_graph_export_round_trips_through_networkx(tmp_path):
+    out = tmp_path / "g.json"
+    assert run([ATLAS, "graph", "export", "--format", "json", "-o", str(out)], cwd=REPO).returncode == 0
+    g = nx.node_link_graph(json.loads(out.read_text()), edges="edges")
+    assert "kv-cache" in g and g.nodes["kv-cache"]["title"] == "KV cache"
+    assert all("relation" in d for _, _, d in g.edges(data=True))
+    gml = tmp_path / "g.graphml"
+    assert run([ATLAS, "graph", "export", "--format", "graphml", "-o", str(gml)], cwd=REPO).returncode == 0
+    h = nx.read_graphml(gml)
+    assert h.number_of_nodes() == g.number_of_nodes() and h.number_of_edges() == g.number_of_edges()
+
+
+def test_markdown_command_writes_the_generated_pages(tmp_path):
+    r = run([ATLAS, "markdown", str(tmp_path / "out")], cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "out/glossary/kv-cache.md").read_text()
+    assert text.startswith("---\n") and "\n# KV cache\n" in text

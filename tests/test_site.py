@@ -1,0 +1,93 @@
+"""The real site: built with `mkdocs build --strict`, its HTML parsed as a reader gets it."""
+
+import filecmp
+import json
+import re
+from pathlib import Path
+from urllib.parse import urljoin, urlparse
+
+import yaml
+from bs4 import BeautifulSoup
+
+from conftest import REPO, copy_repo, mkdocs_build
+
+
+def page(site: Path, url: str) -> BeautifulSoup:
+    return BeautifulSoup((site / url.strip("/") / "index.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def entry_yaml(kind_dir: str, entry_id: str) -> dict:
+    return yaml.safe_load((REPO / "glossary" / kind_dir / f"{entry_id}.yaml").read_text(encoding="utf-8"))
+
+
+def test_entry_page_shows_title_definition_links_and_sources(site):
+    data = entry_yaml("terms", "kv-cache")
+    soup = page(site, "/glossary/kv-cache/")
+    article = soup.select_one("article")
+    assert article.h1.get_text(strip=True).rstrip("¶") == data["title"]
+    assert article.select_one(".atlas-lead").get_text(" ", strip=True) == " ".join(data["short"].split())
+    for alias in data["aliases"]:
+        assert alias in article.select_one(".atlas-meta").get_text()
+    # Every [[link]] in the body became a link to that entry's page, and the page exists.
+    hrefs = {urljoin("/glossary/kv-cache/", a["href"]) for a in article.find_all("a", href=True)}
+    for target in re.findall(r"\[\[([a-z0-9-]+)", data["body"]):
+        matches = [h for h in hrefs if h.rstrip("/").endswith("/" + target)]
+        assert matches, f"no link to {target}"
+        assert (site / matches[0].strip("/") / "index.html").exists()
+    # Every listed source is in the Sources section, and each citation jumps to one of them.
+    sources = article.select(".atlas-source")
+    assert len(sources) == len(data["sources"])
+    ids = {p["id"] for p in sources}
+    assert ids == {f"src-{s}" for s in data["sources"]}
+    cites = article.select(".atlas-cite a")
+    assert cites and all(a["href"].lstrip("#") in ids for a in cites)
+
+
+def test_every_entry_in_glossary_json_has_its_page(site):
+    items = json.loads((site / "glossary.json").read_text())
+    assert {"kv-cache"} <= {i["id"] for i in items}
+    for item in items:
+        assert set(item) == {"id", "kind", "title", "aliases", "category", "short", "url"}
+        assert (site / item["url"].strip("/") / "index.html").exists(), item["url"]
+        assert page(site, item["url"]).select_one("article h1").get_text(strip=True).rstrip("¶") == item["title"]
+
+
+def test_entry_pages_are_not_in_the_nav(site):
+    nav = page(site, "/").select_one("nav.md-nav--primary")
+    hrefs = [a["href"] for a in nav.find_all("a", href=True)]
+    assert any("glossary/" in h for h in hrefs)  # the glossary index is there ...
+    assert not any("kv-cache" in h for h in hrefs)  # ... but no entry page
+
+
+def test_no_page_loads_anything_from_outside_the_site(site):
+    for html in site.rglob("*.html"):
+        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        for tag, attr in (("script", "src"), ("link", "href"), ("img", "src"), ("iframe", "src")):
+            for el in soup.find_all(tag):
+                url = el.get(attr)
+                if url and not (tag == "link" and el.get("rel") in (["canonical"], ["alternate"])):
+                    assert not urlparse(url).netloc, f"{html.relative_to(site)} loads {url}"
+
+
+def test_two_builds_are_byte_identical(site, tmp_path):
+    again = tmp_path / "again"
+    result = mkdocs_build(REPO, again)
+    assert result.returncode == 0, result.stderr[-3000:]
+    mine = sorted(p.relative_to(site) for p in site.rglob("*") if p.is_file())
+    theirs = sorted(p.relative_to(again) for p in again.rglob("*") if p.is_file())
+    assert mine == theirs
+    different = [str(p) for p in mine if not filecmp.cmp(site / p, again / p, shallow=False)]
+    assert different == []
+
+
+def test_a_broken_knowledge_base_fails_the_build_and_writes_nothing(tmp_path):
+    kb = copy_repo(tmp_path / "repo")
+    entry = kb / "glossary/terms/kv-cache.yaml"
+    entry.write_text(entry.read_text().replace("category: memory", "category: memroy\nshrot: oops"))
+    site = tmp_path / "site"
+    result = mkdocs_build(kb, site)
+    assert result.returncode != 0
+    assert "glossary/terms/kv-cache.yaml" in result.stderr
+    assert "unknown category 'memroy' — did you mean 'memory'?" in result.stderr
+    assert "unknown key 'shrot' — did you mean 'short'?" in result.stderr
+    assert not site.exists()
