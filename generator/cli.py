@@ -161,6 +161,78 @@ def cmd_graph_path(args) -> int:
     return EXIT_OK
 
 
+def cmd_recommend(args) -> int:
+    from .guides import GuideError, option, walk
+
+    atlas = _load(args)
+    guides = {e.id: e for e in atlas.of_kind("guide")}
+    guide = guides.get(args.guide)
+    if guide is None:
+        e, sugg = lookup(atlas, args.guide)
+        if e is not None and e.kind == "guide":
+            guide = e
+        else:
+            names = [g for g in sugg if any(x.title == g for x in guides.values())]
+            print(f"no guide '{args.guide}'" + (f" — did you mean {', '.join(repr(n) for n in names)}?" if names else "")
+                  + f"; guides: {', '.join(guides)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    answers: dict[str, str] = {}
+    for a in args.answer or []:
+        if "=" not in a:
+            print(f"--answer takes QUESTION=OPTION, not '{a}'", file=sys.stderr)
+            return EXIT_BAD_INPUT
+        q, o = a.split("=", 1)
+        answers[q.strip()] = o.strip()
+    qs = guide.get("questions")
+    try:
+        state = walk(guide, answers)
+        while state.leaf is None:
+            q = qs[state.question]
+            if args.json or not sys.stdin.isatty():
+                opts = ", ".join(f"{o['id']} ({o['label']})" for o in q["options"])
+                print(f"question '{state.question}' needs an answer: {q['text']}\n  --answer {state.question}=OPTION, OPTION one of: {opts}", file=sys.stderr)
+                return EXIT_BAD_INPUT
+            print(f"\n{q['text']}")
+            if q.get("help"):
+                print(f"  {q['help']}")
+            for i, o in enumerate(q["options"], 1):
+                print(f"  {i}. {o['label']}")
+            choice = input("> ").strip()
+            picked = next((o for i, o in enumerate(q["options"], 1) if choice in (str(i), o["id"])), None)
+            if picked is None:
+                print(f"  answer with a number from 1 to {len(q['options'])}")
+                continue
+            answers[state.question] = picked["id"]
+            state = walk(guide, answers)
+    except GuideError as exc:
+        print(str(exc), file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except (EOFError, KeyboardInterrupt):
+        return EXIT_BAD_INPUT
+    leaf = state.leaf
+    path = [{"question": s.question, "text": qs[s.question]["text"], "option": s.option,
+             "label": option(guide, s.question, s.option)["label"],
+             "sources": list(option(guide, s.question, s.option).get("sources", ()))} for s in state.steps]
+    recs = [{"id": r["entry"], "title": atlas.entries[r["entry"]].title, "url": atlas.entries[r["entry"]].url,
+             "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"])} for r in leaf["recommend"]]
+    share = f"{guide.url}?answers={','.join(s.option for s in state.steps)}#walk"
+    if args.json:
+        _print_json({"guide": guide.id, "path": path, "recommend": recs, "note": leaf.get("note", ""), "url": share})
+        return EXIT_OK
+    print(f"\n{guide.title}: our answer")
+    for r in recs:
+        print(f"  -> {r['title']}" + (f"  ({r['when']})" if r["when"] else ""))
+        print(f"     {r['why']}")
+        print(f"     sources: {'; '.join(atlas.sources[s].title for s in r['sources'])}")
+    if leaf.get("note"):
+        print(f"\n  Sources disagree: {leaf['note']}")
+    print("\nWhy this answer:")
+    for step in path:
+        print(f"  {step['text']} {step['label']}")
+    print(f"\nOn the site: {share}")
+    return EXIT_OK
+
+
 def cmd_markdown(args) -> int:
     from .pipeline import build_site_files
 
@@ -204,6 +276,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("target")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_graph_path)
+
+    s = sub.add_parser("recommend", help="walk a decision guide: asks its questions, or takes --answer")
+    s.add_argument("guide", help="guide id, e.g. choose-an-engine")
+    s.add_argument("--answer", action="append", metavar="QUESTION=OPTION", help="answer a question (repeatable)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_recommend)
 
     s = sub.add_parser("markdown", help="write the generated Markdown and data files to a folder (for other site generators)")
     s.add_argument("output")

@@ -45,7 +45,7 @@ def _env() -> jinja2.Environment:
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
-        undefined=jinja2.StrictUndefined,
+        undefined=jinja2.Undefined,  # optional YAML fields are simply absent
         comment_start_string="{#-#", comment_end_string="#-#}",  # Markdown uses {#anchor}
     )
     env.filters["e"] = esc
@@ -85,14 +85,21 @@ class Page:
     def to(self, src: str) -> str:
         return relpath(src, self.src)
 
-    def cite(self, source_id: str) -> str:
+    def _number(self, source_id: str) -> str:
         if source_id not in self.sources:
             self.sources.append(source_id)
         n = self.sources.index(source_id) + 1
-        return f'<sup class="atlas-cite">[{n}](#src-{source_id} "{esc(self.atlas.sources[source_id].title)}")</sup>'
+        return f'[{n}](#src-{source_id} "{esc(self.atlas.sources[source_id].title)}")'
+
+    def cite(self, source_id: str) -> str:
+        return f'<sup class="atlas-cite">{self._number(source_id)}</sup>'
 
     def cites(self, source_ids: Any) -> str:
-        return "".join(self.cite(s) for s in source_ids)
+        """Several citations as one superscript: [1, 2, 4]."""
+        if not source_ids:
+            return ""
+        return f'<sup class="atlas-cite">{", ".join(self._number(s) for s in source_ids)}</sup>'
+
 
     def md(self, text: str) -> str:
         return render_markdown(text, lambda i, t: self.link(i, t), self.cite)
@@ -109,13 +116,59 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry) -> str:
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
     )
-    text = _env().get_template("entry.md.j2").render(**ctx)
+    if e.kind == "guide":
+        text = _guide_page(atlas, page, e, body)
+    else:
+        text = _env().get_template("entry.md.j2").render(**ctx)
     # Sources last, after every citation above has been numbered; uncited ones follow.
     page.sources += [s for s in e.sources if s not in page.sources]
     text += _env().get_template("sources_list.md.j2").render(page=page, sources=[atlas.sources[s] for s in page.sources])
     fm = front_matter(title=e.title, description=e.short, search={"boost": SEARCH_BOOST[e.kind]},
                       atlas={"id": e.id, "kind": e.kind, "category": e.category})
     return fm + text
+
+
+def _safe_json(value: Any) -> str:
+    """JSON that can sit inside <script>: no '<', '>' or '&' survives unescaped."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _mermaid_label(text: str) -> str:
+    """Text for a quoted Mermaid label: quotes and angle brackets as Mermaid entities."""
+    return (" ".join(text.split()).replace("#", "#35;").replace('"', "#quot;")
+            .replace("<", "#lt;").replace(">", "#gt;"))
+
+
+def _mermaid(atlas: Atlas, e: Entry, site_href) -> str:
+    qs = e.get("questions")
+    node = lambda qid: "q_" + qid.replace("-", "_")  # noqa: E731
+    lines = ["flowchart TD"]
+    clicks = []
+    for qid, q in qs.items():
+        lines.append(f'  {node(qid)}{{"{_mermaid_label(q["text"])}"}}')
+    for qid, q in qs.items():
+        for o in q["options"]:
+            label = _mermaid_label(o["label"])
+            if "next" in o:
+                lines.append(f'  {node(qid)} -->|"{label}"| {node(o["next"])}')
+            else:
+                leaf = f'r_{qid}_{o["id"]}'.replace("-", "_")
+                names = " or ".join(atlas.entries[r["entry"]].title for r in o["recommend"])
+                lines.append(f'  {node(qid)} -->|"{label}"| {leaf}["{_mermaid_label(names)}"]')
+                first = o["recommend"][0]["entry"]
+                clicks.append(f'  click {leaf} href "{site_href(first)}" "{_mermaid_label(atlas.entries[first].short)}"')
+    return "\n".join(lines + clicks)
+
+
+def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
+    from .guides import guide_data
+
+    site_href = lambda i: "../../" + atlas.entries[i].url.strip("/") + "/"  # noqa: E731
+    data = guide_data(atlas, e, site_href)
+    return _env().get_template("guide.md.j2").render(
+        e=e, page=page, body=body, questions=e.get("questions"), data_json=_safe_json(data),
+        mermaid=_mermaid(atlas, e, site_href))
 
 
 def _spec_rows(page: Page, e: Entry) -> list[dict]:
@@ -146,7 +199,7 @@ def _index_page(atlas: Atlas, kind: str) -> str:
     page = Page(atlas, src)
     entries = atlas.of_kind(kind)
     text = _env().get_template(f"index_{kind}.md.j2").render(page=page, entries=entries, atlas=atlas, fmt=fmt_value)
-    return front_matter(title=KIND_TITLES[kind], description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
+    return front_matter(title=KIND_TITLES[kind], atlas_nolink=True, description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
 
 
 def _category_pages(atlas: Atlas) -> dict[str, str]:
@@ -158,9 +211,9 @@ def _category_pages(atlas: Atlas) -> dict[str, str]:
         src = f"categories/{cid}.md"
         page = Page(atlas, src)
         text = _env().get_template("category.md.j2").render(page=page, cat=cat, entries=members[cid])
-        out[src] = front_matter(title=cat.title, description=cat.short) + text
+        out[src] = front_matter(title=cat.title, atlas_nolink=True, description=cat.short) + text
     page = Page(atlas, "categories/index.md")
-    out["categories/index.md"] = front_matter(title="Categories", description="Every category of the knowledge base.") + \
+    out["categories/index.md"] = front_matter(title="Categories", atlas_nolink=True, description="Every category of the knowledge base.") + \
         _env().get_template("categories.md.j2").render(page=page, cats=list(atlas.categories.values()), members=members)
     return out
 
@@ -175,10 +228,10 @@ def _source_pages(atlas: Atlas) -> dict[str, str]:
         src = f"sources/{sid}.md"
         page = Page(atlas, src)
         text = _env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid])
-        out[src] = front_matter(title=s.title, description=f"Source: {s.title} ({s.publisher}).") + text
+        out[src] = front_matter(title=s.title, atlas_nolink=True, description=f"Source: {s.title} ({s.publisher}).") + text
     page = Page(atlas, "sources/index.md")
     ordered = sorted(atlas.sources.values(), key=lambda s: (s.kind != "seed", s.title.casefold()))
-    out["sources/index.md"] = front_matter(title="Sources", description="Every document and page the knowledge base cites.") + \
+    out["sources/index.md"] = front_matter(title="Sources", atlas_nolink=True, description="Every document and page the knowledge base cites.") + \
         _env().get_template("sources.md.j2").render(page=page, sources=ordered, citing=citing)
     return out
 

@@ -106,6 +106,8 @@ def _convert(node: yaml.Node, path: tuple, doc: Document, seen: set[int]) -> Any
         return [_convert(item, path + (i,), doc, seen) for i, item in enumerate(node.value)]
     if node.tag == "tag:yaml.org,2002:timestamp":
         return node.value  # dates stay ISO strings; the schemas check their shape
+    if node.tag == "tag:yaml.org,2002:bool" and node.value.lower() not in ("true", "false"):
+        return node.value  # YAML 1.1 reads yes/no/on/off as booleans; here they are words
     if node.style in ("|", ">"):
         doc.block_scalars.add(path)
     value = _SCALAR_LOADER.construct_object(node)

@@ -29,10 +29,29 @@ def load_atlas(root: Path) -> Atlas:
     return build_model(docs)
 
 
-def build_site_files(root: Path) -> dict[str, str]:
-    """Every generated file for the site: load, validate, model, graph, emit."""
+def mentions(atlas: Atlas) -> dict[str, list[str]]:
+    """For each entry, the entries its prose names (explicit [[links]] and plain mentions)."""
+    from .link import Linker
+    from .text import WIKILINK_RE, strip_markup
+
+    linker = Linker.from_atlas(atlas)
+    out: dict[str, list[str]] = {}
+    for e in atlas.entries.values():
+        found = {m.group(1).strip() for m in WIKILINK_RE.finditer(e.body)}
+        found |= {m.target.id for m in linker.find(strip_markup(e.body))}
+        found.discard(e.id)
+        out[e.id] = sorted(found)
+    return out
+
+
+def build(root: Path) -> tuple[Atlas, dict[str, str]]:
+    """The model and every generated file: load, validate, model, graph, emit."""
     from .emit import emit
     from .graph import build_graph
 
     atlas = load_atlas(root)
-    return emit(atlas, build_graph(atlas))
+    return atlas, emit(atlas, build_graph(atlas, mentions(atlas)))
+
+
+def build_site_files(root: Path) -> dict[str, str]:
+    return build(root)[1]

@@ -17,7 +17,8 @@ from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
 from .findings import AtlasError
-from .pipeline import build_site_files
+from .link import Linker, link_html
+from .pipeline import build
 
 log = logging.getLogger("mkdocs.plugins.atlas")
 
@@ -29,6 +30,7 @@ class AtlasConfig(Config):
 class AtlasPlugin(BasePlugin[AtlasConfig]):
     def __init__(self) -> None:
         self.generated: dict[str, str] = {}
+        self.linker: Linker | None = None
 
     def _root(self, config) -> Path:
         return Path(self.config.root or Path(config.config_file_path).parent).resolve()
@@ -37,9 +39,10 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         # Runs before MkDocs cleans or writes the site directory: a knowledge base with
         # errors stops the build here, and nothing is written.
         try:
-            self.generated = build_site_files(self._root(config))
+            atlas, self.generated = build(self._root(config))
         except AtlasError as exc:
             raise PluginError(exc.report()) from None
+        self.linker = Linker.from_atlas(atlas)
         return config
 
     def on_files(self, files: Files, config) -> Files:
@@ -49,6 +52,15 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
                 raise PluginError(f"docs/{path} is written by hand but the generator also produces it; remove one of them")
             files.append(File.generated(config, path, content=text))
         return files
+
+    def on_page_content(self, html: str, page, config, files) -> str:
+        """Link the first mention of every entry on every page, handwritten or generated."""
+        meta = page.meta or {}
+        if meta.get("atlas_nolink") or self.linker is None:
+            return html
+        own = (meta.get("atlas") or {}).get("id")
+        linked, _ = link_html(html, self.linker, page.url, skip_id=own, per_section=len(html) > 20_000)
+        return linked
 
     def on_serve(self, server, config, builder):
         root = self._root(config)

@@ -1,0 +1,147 @@
+/* Inference Atlas decision guides: one question at a time, a back button, the answer with
+ * "why this answer" (the path taken and the sources behind each step), alternatives, and
+ * the state in the URL (?answers=a,b,c) so a result can be shared and reloaded. Reads the
+ * guide from the JSON the generator embeds in the page; needs no server. Every text is set
+ * with textContent: guide data is never treated as markup. */
+(function () {
+  "use strict";
+
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") node.textContent = attrs[k];
+      else if (k === "class") node.className = attrs[k];
+      else node.setAttribute(k, attrs[k]);
+    });
+    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
+    return node;
+  }
+
+  function readAnswers() {
+    var raw = new URLSearchParams(location.search).get("answers");
+    return raw ? raw.split(",").filter(Boolean) : [];
+  }
+
+  function writeAnswers(answers, push) {
+    var url = new URL(location.href);
+    if (answers.length) url.searchParams.set("answers", answers.join(","));
+    else url.searchParams.delete("answers");
+    url.hash = "walk";
+    history[push ? "pushState" : "replaceState"]({ atlasAnswers: answers }, "", url.href);
+  }
+
+  /* Follow the answers from the start: the steps taken, the next question or the leaf. */
+  function follow(guide, answers) {
+    var steps = [], qid = guide.start;
+    for (var i = 0; i < answers.length && qid; i++) {
+      var q = guide.questions[qid];
+      var opt = q.options.filter(function (o) { return o.id === answers[i]; })[0];
+      if (!opt) break;  // a stale or edited URL: stop at the last valid answer
+      steps.push({ qid: qid, q: q, opt: opt });
+      if (opt.recommend) return { steps: steps, leaf: opt, qid: null };
+      qid = opt.next;
+    }
+    return { steps: steps, leaf: null, qid: qid };
+  }
+
+  function citeList(guide, ids) {
+    if (!ids || !ids.length) return null;
+    var span = el("span", { class: "atlas-guide__cites" });
+    ids.forEach(function (sid) {
+      var s = guide.sources[sid];
+      if (!s) return;
+      var item = s.url ? el("a", { href: s.url, text: s.title, rel: "noopener" }) : el("span", { text: s.title });
+      span.appendChild(document.createTextNode(span.childNodes.length ? "; " : "Sources: "));
+      span.appendChild(item);
+    });
+    return span;
+  }
+
+  function render(root, guide, answers) {
+    var state = follow(guide, answers);
+    var valid = state.steps.map(function (s) { return s.opt.id; });
+    root.replaceChildren();
+    var heading;
+    if (state.leaf) {
+      heading = el("h3", { class: "atlas-guide__title", tabindex: "-1", text: "Our answer" });
+      var recs = el("div", { class: "atlas-guide__answer" });
+      state.leaf.recommend.forEach(function (r) {
+        recs.appendChild(el("div", { class: "atlas-guide__rec" }, [
+          el("p", {}, [el("a", { href: r.href, class: "atlas-guide__rec-title", text: r.title }),
+                       r.when ? el("span", { class: "atlas-guide__when", text: " \u2014 " + r.when }) : null]),
+          el("p", { text: r.why }),
+          citeList(guide, r.sources)
+        ]));
+      });
+      var why = el("ol", { class: "atlas-guide__path" });
+      state.steps.forEach(function (s) {
+        why.appendChild(el("li", {}, [
+          el("span", { text: s.q.text + " " }), el("strong", { text: s.opt.label }),
+          s.opt.sources && s.opt.sources.length ? el("br") : null, citeList(guide, s.opt.sources)
+        ]));
+      });
+      var last = state.steps[state.steps.length - 1];
+      var alts = el("ul", { class: "atlas-guide__alts" });
+      last.q.options.forEach(function (o) {
+        if (o.id === last.opt.id) return;
+        var target = o.recommend ? o.recommend.map(function (r) { return r.title; }).join(", ")
+                                 : "another question: " + guide.questions[o.next].text;
+        var link = el("a", { href: "?answers=" + valid.slice(0, -1).concat([o.id]).join(",") + "#walk", text: o.label });
+        link.addEventListener("click", function (ev) { ev.preventDefault(); go(valid.slice(0, -1).concat([o.id])); });
+        alts.appendChild(el("li", {}, [link, document.createTextNode(" \u2192 " + target)]));
+      });
+      root.append(heading, recs);
+      if (state.leaf.note) root.appendChild(el("div", { class: "admonition warning" }, [
+        el("p", { class: "admonition-title", text: "Sources disagree" }), el("p", { text: state.leaf.note })]));
+      root.append(el("h4", { text: "Why this answer" }), why);
+      if (alts.childNodes.length) root.append(el("h4", { text: "Alternatives worth a look" }), alts);
+      root.appendChild(el("p", { class: "atlas-guide__share" }, [
+        el("a", { href: location.href, text: "Link to this answer", class: "atlas-guide__permalink" })]));
+    } else {
+      var q = guide.questions[state.qid];
+      heading = el("h3", { class: "atlas-guide__title", tabindex: "-1", text: q.text });
+      root.appendChild(el("p", { class: "atlas-guide__progress", text: "Question " + (state.steps.length + 1) }));
+      root.appendChild(heading);
+      if (q.help) root.appendChild(el("p", { class: "atlas-guide__help", text: q.help }));
+      var list = el("div", { class: "atlas-guide__options", role: "group", "aria-label": q.text });
+      q.options.forEach(function (o) {
+        var b = el("button", { type: "button", class: "md-button atlas-guide__option", "data-option": o.id, text: o.label });
+        b.addEventListener("click", function () { go(valid.concat([o.id])); });
+        list.appendChild(b);
+      });
+      root.appendChild(list);
+    }
+    var nav = el("div", { class: "atlas-guide__nav" });
+    if (valid.length) {
+      var back = el("button", { type: "button", class: "md-button atlas-guide__back", text: "\u2190 Back" });
+      back.addEventListener("click", function () { go(valid.slice(0, -1)); });
+      var restart = el("button", { type: "button", class: "md-button atlas-guide__restart", text: "Start over" });
+      restart.addEventListener("click", function () { go([]); });
+      nav.append(back, restart);
+      root.appendChild(nav);
+    }
+    return heading;
+
+    function go(next) {
+      writeAnswers(next, true);
+      var h = render(root, guide, next);
+      h.focus();
+    }
+  }
+
+  function mount() {
+    var root = document.getElementById("atlas-guide");
+    var data = document.getElementById("atlas-guide-data");
+    if (!root || !data || root.dataset.mounted) return;
+    root.dataset.mounted = "1";
+    var guide = JSON.parse(data.textContent);
+    render(root, guide, readAnswers());
+    window.addEventListener("popstate", function () {
+      if (document.getElementById("atlas-guide") === root) render(root, guide, readAnswers());
+    });
+  }
+
+  if (window.document$ && window.document$.subscribe) window.document$.subscribe(mount);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+  else mount();
+})();

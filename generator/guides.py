@@ -1,0 +1,111 @@
+"""Decision guides as data: walking a guide, listing its paths, and its JSON for the page.
+
+The page's walk-through, `atlas recommend` and the tests all walk guides through these
+functions, so the three cannot disagree about where an answer leads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from .model import Atlas, Entry
+
+
+@dataclass(frozen=True)
+class Step:
+    question: str  # question id
+    option: str  # option id chosen
+
+
+@dataclass(frozen=True)
+class Walk:
+    steps: tuple[Step, ...]
+    question: str | None  # the next question to answer, or None at an answer
+    leaf: Mapping[str, Any] | None  # the option that ended the walk
+
+
+class GuideError(ValueError):
+    """An answer that does not fit the guide (unknown question or option, wrong order)."""
+
+
+def questions(guide: Entry) -> Mapping[str, Any]:
+    return guide.get("questions")
+
+
+def option(guide: Entry, qid: str, oid: str) -> Mapping[str, Any]:
+    for opt in questions(guide)[qid]["options"]:
+        if opt["id"] == oid:
+            return opt
+    raise GuideError(f"question '{qid}' has no option '{oid}'; options: {', '.join(o['id'] for o in questions(guide)[qid]['options'])}")
+
+
+def walk(guide: Entry, answers: Mapping[str, str] | list[str]) -> Walk:
+    """Follow answers from the start. `answers` is {question: option} or the option ids in order."""
+    qs = questions(guide)
+    by_question = dict(answers) if isinstance(answers, Mapping) else None
+    ordered = list(answers) if by_question is None else []
+    if by_question:
+        unknown = [q for q in by_question if q not in qs]
+        if unknown:
+            raise GuideError(f"guide '{guide.id}' has no question '{unknown[0]}'; questions: {', '.join(qs)}")
+    steps: list[Step] = []
+    qid: str | None = guide.get("start")
+    while qid is not None:
+        if by_question is not None:
+            oid = by_question.get(qid)
+        else:
+            oid = ordered[len(steps)] if len(steps) < len(ordered) else None
+        if oid is None:
+            return Walk(tuple(steps), qid, None)
+        opt = option(guide, qid, oid)
+        steps.append(Step(qid, oid))
+        if "recommend" in opt:
+            if by_question is None and len(ordered) > len(steps):
+                raise GuideError(f"answer '{ordered[len(steps)]}' comes after the walk already ended")
+            return Walk(tuple(steps), None, opt)
+        qid = opt["next"]
+    raise GuideError("guide has no start question")  # pragma: no cover - validation prevents it
+
+
+def all_paths(guide: Entry) -> Iterator[tuple[Step, ...]]:
+    """Every path from the start question to an answer (guides are acyclic: validated)."""
+    qs = questions(guide)
+
+    def go(qid: str, trail: tuple[Step, ...]) -> Iterator[tuple[Step, ...]]:
+        for opt in qs[qid]["options"]:
+            here = trail + (Step(qid, opt["id"]),)
+            if "recommend" in opt:
+                yield here
+            else:
+                yield from go(opt["next"], here)
+
+    yield from go(guide.get("start"), ())
+
+
+def guide_data(atlas: Atlas, guide: Entry, page_href) -> dict:
+    """Everything the walk-through needs, with links made relative by `page_href(id)`."""
+    used: set[str] = set(guide.sources)
+    qs: dict[str, Any] = {}
+    for qid, q in questions(guide).items():
+        opts = []
+        for o in q["options"]:
+            item: dict[str, Any] = {"id": o["id"], "label": o["label"]}
+            if "next" in o:
+                item["next"] = o["next"]
+            if o.get("note"):
+                item["note"] = o["note"]
+            item["sources"] = list(o.get("sources", ()))
+            used.update(item["sources"])
+            if "recommend" in o:
+                item["recommend"] = []
+                for r in o["recommend"]:
+                    e = atlas.entries[r["entry"]]
+                    used.update(r["sources"])
+                    item["recommend"].append({"id": e.id, "title": e.title, "href": page_href(e.id), "short": e.short,
+                                              "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"])})
+            opts.append(item)
+        qs[qid] = {"text": q["text"], "help": q.get("help", ""), "options": opts}
+    sources = {sid: {"title": atlas.sources[sid].title, "url": atlas.sources[sid].url or "",
+                     "publisher": atlas.sources[sid].publisher} for sid in sorted(used)}
+    return {"id": guide.id, "title": guide.title, "start": guide.get("start"), "questions": qs, "sources": sources}

@@ -1,0 +1,195 @@
+"""Term linking: find mentions of entry titles and aliases in text, in one pass.
+
+Names are indexed by their word sequence (hyphens and spaces count alike), so matching
+walks the text once and, at each word, looks up at most `longest name` word-tuples in a
+dict: the cost grows with the text, not with the size of the glossary. The longest name
+wins ("prefix caching" over "caching"). Words written with capitals inside them (TTFT,
+MoE, H100, vLLM) must match exactly; ordinary words (decode, Prefill) match in any case.
+A trailing plural -s / -es is accepted.
+
+`link_html` applies this to rendered HTML, skipping code, headings, existing links,
+scripts and anything marked `data-atlas-nolink`.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Iterable, Iterator
+
+WORD_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.+/']*[A-Za-z0-9+])?")
+SPLIT_RE = re.compile(r"[\s\-]+")
+
+
+def _words(name: str) -> list[str]:
+    return WORD_RE.findall(name)
+
+
+def _strict(word: str) -> bool:
+    """A word that must match case-exactly: a capital after its first character (TTFT,
+    MoE, vLLM, H100) or a digit mixed with letters (FP8, Q4)."""
+    return any(c.isupper() for c in word[1:]) or (any(c.isdigit() for c in word) and any(c.isalpha() for c in word))
+
+
+@dataclass(frozen=True)
+class Target:
+    id: str
+    url: str  # site-relative, e.g. /glossary/kv-cache/
+    title: str
+    short: str
+    category: str  # the category's title, shown on the hover card
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    end: int
+    target: Target
+
+
+class Linker:
+    def __init__(self, names: Iterable[tuple[str, Target]]):
+        self.index: dict[tuple[str, ...], list[tuple[tuple[str, ...], Target]]] = {}
+        self.longest = 1
+        for name, target in names:
+            words = _words(name)
+            if not words or (len(words) == 1 and len(words[0]) < 2):
+                continue
+            key = tuple(w.casefold() for w in words)
+            self.index.setdefault(key, []).append((tuple(words), target))
+            self.longest = max(self.longest, len(words))
+
+    @classmethod
+    def from_atlas(cls, atlas) -> "Linker":
+        names = []
+        for e in atlas.entries.values():
+            cat = atlas.categories.get(e.category)
+            t = Target(e.id, e.url, e.title, e.short, cat.title if cat else e.category)
+            names += [(e.title, t)] + [(a, t) for a in e.aliases]
+        return cls(names)
+
+    def _accept(self, key: tuple[str, ...], found: list[str]) -> Target | None:
+        for words, target in self.index.get(key, ()):
+            if all(w == f if _strict(w) else True for w, f in zip(words, found)):
+                return target
+        return None
+
+    def find(self, text: str) -> Iterator[Match]:
+        """Non-overlapping mentions in `text`, left to right, longest first at each word."""
+        spans = [(m.start(), m.end(), m.group(0)) for m in WORD_RE.finditer(text)]
+        i, n = 0, len(spans)
+        while i < n:
+            hit = None
+            for size in range(min(self.longest, n - i), 0, -1):
+                group = spans[i:i + size]
+                # Words of one name are separated only by spaces or hyphens.
+                if any(not SPLIT_RE.fullmatch(text[a[1]:b[0]]) for a, b in zip(group, group[1:])):
+                    continue
+                found = [g[2] for g in group]
+                key = tuple(w.casefold() for w in found)
+                target = self._accept(key, found)
+                end = group[-1][1]
+                if target is None:
+                    last = found[-1]
+                    for suffix in ("es", "s"):
+                        if len(last) > len(suffix) + 2 and last.endswith(suffix):
+                            stem = found[:-1] + [last[: -len(suffix)]]
+                            target = self._accept(tuple(w.casefold() for w in stem), stem)
+                            if target:
+                                break
+                if target is not None:
+                    hit = Match(group[0][0], end, target)
+                    break
+            if hit:
+                yield hit
+                while i < n and spans[i][0] < hit.end:
+                    i += 1
+            else:
+                i += 1
+
+
+SKIP_TAGS = {"a", "code", "pre", "kbd", "script", "style", "h1", "h2", "h3", "h4", "h5", "h6", "svg", "button",
+             "label", "select", "option", "textarea", "summary", "title"}
+VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+TAG_RE = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>", re.S)
+
+
+def relative_url(target: str, page_url: str) -> str:
+    """Link from page `page_url` (e.g. 'glossary/kv-cache/') to site path `target`."""
+    base = "/" + page_url.lstrip("/")
+    if not base.endswith("/"):
+        base = posixpath.dirname(base) + "/"
+    rel = posixpath.relpath(target, base)
+    return rel + "/" if target.endswith("/") and not rel.endswith("/") else rel
+
+
+def link_html(text: str, linker: Linker, page_url: str, skip_id: str | None = None, per_section: bool = False) -> tuple[str, list[str]]:
+    """Link the first mention of each entry in rendered HTML. Returns (html, linked ids).
+
+    With `per_section`, each <h2> starts a fresh set, so long pages link again per section."""
+    out: list[str] = []
+    linked: list[str] = []
+    seen: set[str] = {skip_id} if skip_id else set()
+    skip_depth = 0
+    stack: list[tuple[str, bool]] = []  # open elements, and whether each stops linking
+    pos = 0
+    for m in TAG_RE.finditer(text):
+        if m.start() > pos:
+            chunk = text[pos:m.start()]
+            out.append(chunk if skip_depth else _link_text(chunk, linker, page_url, seen, linked))
+        pos = m.end()
+        out.append(m.group(0))
+        closing, tag, attrs = m.group(1), (m.group(2) or "").lower(), m.group(3) or ""
+        if not tag:  # a comment
+            continue
+        if closing:
+            if any(t == tag for t, _ in stack):
+                while stack:
+                    t, stops = stack.pop()
+                    skip_depth -= stops
+                    if t == tag:
+                        break
+            continue
+        if tag in VOID_TAGS or attrs.rstrip().endswith("/"):
+            continue
+        stops = tag in SKIP_TAGS or "data-atlas-nolink" in attrs
+        stack.append((tag, stops))
+        skip_depth += stops
+        if per_section and tag == "h2":
+            seen = {skip_id} if skip_id else set()
+    if pos < len(text):
+        chunk = text[pos:]
+        out.append(chunk if skip_depth else _link_text(chunk, linker, page_url, seen, linked))
+    return "".join(out), linked
+
+
+def _link_text(chunk: str, linker: Linker, page_url: str, seen: set[str], linked: list[str]) -> str:
+    plain = html.unescape(chunk)
+    if plain != chunk:  # entities: match on the unescaped text, re-escape the pieces
+        return _link_plain(plain, linker, page_url, seen, linked, escape=True)
+    return _link_plain(chunk, linker, page_url, seen, linked, escape=False)
+
+
+def _link_plain(text: str, linker: Linker, page_url: str, seen: set[str], linked: list[str], escape: bool) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in linker.find(text):
+        t = m.target
+        if t.id in seen:
+            continue
+        seen.add(t.id)
+        linked.append(t.id)
+        before = text[pos:m.start]
+        out.append(html.escape(before, quote=False) if escape else before)
+        word = text[m.start:m.end]
+        out.append(
+            f'<a class="atlas-term" href="{relative_url(t.url, page_url)}" data-atlas-id="{html.escape(t.id)}"'
+            f' data-atlas-cat="{html.escape(t.category)}" data-atlas-short="{html.escape(t.short)}">'
+            f"{html.escape(word, quote=False) if escape else word}</a>"
+        )
+        pos = m.end
+    rest = text[pos:]
+    out.append(html.escape(rest, quote=False) if escape else rest)
+    return "".join(out)
