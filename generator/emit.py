@@ -16,7 +16,7 @@ import networkx as nx
 import yaml
 
 from . import KIND_URLS
-from .graph import backlinks, related, to_graphml, to_json
+from .graph import backlinks, local_graph, related, to_graphml, to_json
 from .model import Atlas, Entry, Source
 from .text import esc, relpath, render_markdown
 
@@ -112,7 +112,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry) -> str:
     ctx = dict(
         e=e, page=page, body=body, atlas=atlas, category=cat,
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
-        related=related(g, atlas, e.id), backlinks=backlinks(g, e.id),
+        related=related(g, atlas, e.id), backlinks=backlinks(g, e.id), local_svg=_local_svg(atlas, g, e),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
     )
@@ -169,6 +169,36 @@ def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
     return _env().get_template("guide.md.j2").render(
         e=e, page=page, body=body, questions=e.get("questions"), data_json=_safe_json(data),
         mermaid=_mermaid(atlas, e, site_href))
+
+
+
+
+
+def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry) -> str:
+    """A small radial graph of the entry and its neighbours, laid out at build time: SVG
+    lines for the edges and ordinary HTML links for the nodes, placed in percentages so it
+    scales. The Related list below is its text alternative."""
+    import math
+
+    items = local_graph(g, e.id)
+    if not items:
+        return ""
+    types = atlas.relation_types
+    lines, nodes = [], []
+    for i, (other, rel, outgoing) in enumerate(items):
+        angle = 2 * math.pi * i / len(items) - math.pi / 2
+        x, y = 50 + 38 * math.cos(angle), 50 + 40 * math.sin(angle)
+        label = "mentions" if rel == "mentions" else (types[rel].label if outgoing or types[rel].symmetric else types[rel].inverse)
+        dash = ' stroke-dasharray="1.5 1"' if rel == "mentions" else ""
+        lines.append(f'<line x1="50" y1="50" x2="{x:.1f}" y2="{y:.1f}"{dash}/>')
+        o = atlas.entries[other]
+        href = "../../" + o.url.strip("/") + "/"
+        nodes.append(f'<a class="atlas-local__node atlas-local__{o.kind}" style="left:{x:.1f}%;top:{y:.1f}%" href="{esc(href)}" '
+                     f'title="{esc(label)}: {esc(o.title)}">{esc(o.title)}</a>')
+    svg = ('<svg class="atlas-local__edges" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">'
+           + "".join(lines) + "</svg>")
+    me = f'<span class="atlas-local__node atlas-local__self atlas-local__{e.kind}" style="left:50%;top:50%">{esc(e.title)}</span>'
+    return f'<div class="atlas-local" role="group" aria-label="{esc(e.title)} and the entries linked to it">{svg}{me}{"".join(nodes)}</div>'
 
 
 def _spec_rows(page: Page, e: Entry) -> list[dict]:
