@@ -16,7 +16,7 @@ import networkx as nx
 import yaml
 
 from . import KIND_URLS
-from .graph import backlinks, local_graph, related, to_graphml, to_json
+from .graph import backlinks, local_graph, mention_only, orphans, related, to_graphml, to_json, view_json
 from .model import Atlas, Entry, Source
 from .text import esc, relpath, render_markdown
 
@@ -294,11 +294,20 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     files.update(_redirects(atlas))
     page = Page(atlas, "graph/index.md")
     files["graph/index.md"] = front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.") + \
-        _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas)
+        _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g), mention_only=mention_only(g),
+                                                  counts=_relation_counts(g))
     files["glossary.json"] = glossary_json(atlas)
     files["graph/graph.json"] = to_json(g)
     files["graph/graph.graphml"] = to_graphml(g)
+    files["graph/graph-view.json"] = view_json(g)
     return dict(sorted(files.items()))
+
+
+def _relation_counts(g: nx.MultiDiGraph) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for _, _, k in g.edges(keys=True):
+        counts[k] = counts.get(k, 0) + 1
+    return counts
 
 
 def source_line(s: Source) -> str:

@@ -137,3 +137,61 @@ def local_graph(g: nx.MultiDiGraph, entry_id: str) -> list[tuple[str, str, bool]
             seen[source] = (source, rel, False)
     items = sorted(seen.values(), key=lambda t: (t[1] == "mentions", g.nodes[t[0]]["title"].casefold()))
     return items[:LOCAL_GRAPH_LIMIT]
+
+
+def importance(g: nx.MultiDiGraph) -> dict[str, float]:
+    """PageRank over the typed edges and mentions, rounded so output is byte-stable."""
+    if g.number_of_nodes() == 0:
+        return {}
+    simple = nx.DiGraph()
+    simple.add_nodes_from(sorted(g.nodes))
+    simple.add_edges_from(sorted((u, v) for u, v, _ in g.edges(keys=True)))
+    # Links point both ways in meaning (vLLM implements PagedAttention; PagedAttention is
+    # implemented by vLLM), so rank on the undirected structure.
+    rank = nx.pagerank(simple.to_undirected(), alpha=0.85, tol=1e-10)
+    return {n: round(v, 6) for n, v in sorted(rank.items())}
+
+
+def layout(g: nx.MultiDiGraph) -> dict[str, tuple[float, float]]:
+    """Deterministic 2-D positions in [0, 1000] for the global graph page."""
+    if g.number_of_nodes() == 0:
+        return {}
+    simple = nx.Graph()
+    simple.add_nodes_from(sorted(g.nodes))
+    simple.add_edges_from(sorted((u, v) for u, v, _ in g.edges(keys=True)))
+    n = simple.number_of_nodes()
+    pos = nx.spring_layout(simple, seed=7, iterations=60 if n < 2000 else 30, k=2.2 / max(n, 1) ** 0.5)
+    xs = [p[0] for p in pos.values()]
+    ys = [p[1] for p in pos.values()]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    sx = 1000 / ((x1 - x0) or 1)
+    sy = 1000 / ((y1 - y0) or 1)
+    return {node: (round((p[0] - x0) * sx, 1), round((p[1] - y0) * sy, 1)) for node, p in sorted(pos.items())}
+
+
+def orphans(g: nx.MultiDiGraph) -> list[str]:
+    """Entries with no edge at all."""
+    return sorted(n for n in g.nodes if g.degree(n) == 0)
+
+
+def mention_only(g: nx.MultiDiGraph) -> list[str]:
+    """Entries that other entries only mention in prose: no typed relation reaches them."""
+    out = []
+    for n in g.nodes:
+        rels = {k for _, _, k in g.in_edges(n, keys=True)} | {k for _, _, k in g.out_edges(n, keys=True)}
+        if rels == {"mentions"}:
+            out.append(n)
+    return sorted(out)
+
+
+def view_json(g: nx.MultiDiGraph) -> str:
+    """Compact data for the graph page: positions and sizes are computed here, at build time."""
+    rank = importance(g)
+    pos = layout(g)
+    top = max(rank.values(), default=1) or 1
+    nodes = [{"id": n, "t": d["title"], "k": d["kind"], "c": d["category"], "u": d["url"], "s": d["short"],
+              "x": pos[n][0], "y": pos[n][1], "r": round(3 + 9 * (rank[n] / top) ** 0.5, 2)}
+             for n, d in sorted(g.nodes(data=True))]
+    edges = sorted({(u, v, k) for u, v, k in g.edges(keys=True)})
+    data = {"nodes": nodes, "edges": [[u, v, k] for u, v, k in edges]}
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
