@@ -227,8 +227,16 @@ def _cells(page: Page, e: Entry) -> list[dict]:
 def _index_page(atlas: Atlas, kind: str) -> str:
     src = f"{KIND_URLS[kind]}/index.md"
     page = Page(atlas, src)
-    entries = atlas.of_kind(kind)
-    text = _env().get_template(f"index_{kind}.md.j2").render(page=page, entries=entries, atlas=atlas, fmt=fmt_value)
+    if kind == "term":  # the A-Z index lists every entry, whatever its kind
+        entries = sorted(atlas.entries.values(), key=lambda e: (e.title.casefold(), e.id))
+    else:
+        entries = atlas.of_kind(kind)
+    counts: dict[str, int] = {}
+    for e in entries:
+        counts[e.category] = counts.get(e.category, 0) + 1
+    site_href = lambda e: "../" + e.url.strip("/") + "/"  # noqa: E731  (index pages sit one level down)
+    text = _env().get_template(f"index_{kind}.md.j2").render(page=page, entries=entries, atlas=atlas, fmt=fmt_value,
+                                                           counts=counts, site_href=site_href)
     return front_matter(title=KIND_TITLES[kind], atlas_nolink=True, description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
 
 
