@@ -35,3 +35,6 @@ test: $(STAMP) browser
 
 clean:
 	rm -rf site .pytest_cache
+
+bench: $(STAMP)
+	$(BIN)/python -m generator.bench --sizes 100 1000 10000 --out bench-out --page docs/benchmark.md

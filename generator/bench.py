@@ -1,0 +1,273 @@
+"""Scale benchmark: synthetic knowledge bases of growing size through every stage.
+
+    python -m generator.bench [--sizes 100 1000 10000] [--out bench-out] [--page docs/benchmark.md]
+
+For each size it writes a corpus that is valid against the real schemas and ontology
+(realistic titles, aliases, relations, bodies with citations and links, engine support
+tables, hardware specs, guides), then times each generator stage in-process and the full
+`mkdocs build` in a subprocess, and reports wall time, peak memory, site size, largest page
+and search index size, with per-entry costs and the growth ratio between sizes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+WORDS = ("cache batch token kernel memory bandwidth prefill decode tensor pipeline expert scheduler quantized "
+         "latency throughput sparse dense paged radix speculative draft fused graph stream shard replica "
+         "router queue block page vector matrix lane warp core link fabric channel").split()
+KIND_SHARE = (("term", 0.70), ("engine", 0.12), ("hardware", 0.10), ("model", 0.08))
+
+
+def _title(rng: random.Random, used: set[str]) -> str:
+    while True:
+        n = rng.choice((1, 2, 2, 3))
+        t = " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + f" {rng.randrange(10_000)}"
+        if t.casefold() not in used:
+            used.add(t.casefold())
+            return t
+
+
+def make_corpus(dest: Path, n: int, seed: int = 1) -> None:
+    """Write a valid synthetic knowledge base of about `n` entries into `dest`."""
+    rng = random.Random(seed)
+    if dest.exists():
+        shutil.rmtree(dest)
+    for name in ("docs", "graph"):
+        shutil.copytree(REPO / name, dest / name)
+    shutil.copy(REPO / "mkdocs.yml", dest / "mkdocs.yml")
+    g = dest / "glossary"
+    for sub in ("terms", "engines", "hardware", "models", "guides", "sources"):
+        (g / sub).mkdir(parents=True)
+    shutil.copy(REPO / "glossary" / "categories.yaml", g / "categories.yaml")
+    sources = {f"src-{i}": {"title": f"Reference document {i}", "publisher": "Synthetic", "kind": "docs",
+                            "url": f"https://example.org/doc/{i}"} for i in range(max(20, n // 20))}
+    (g / "sources.yaml").write_text(yaml.safe_dump(sources, sort_keys=True))
+    source_ids = sorted(sources)
+    term_cats = ["runtime", "parallelism", "weights", "compute", "memory", "interconnect", "stack", "metrics", "serving", "architecture"]
+    relations = yaml.safe_load((REPO / "graph" / "relations.yaml").read_text())["relations"]
+    used: set[str] = set()
+    plan: list[tuple[str, str, str]] = []  # (id, kind, title)
+    for kind, share in KIND_SHARE:
+        for i in range(max(1, int(n * share))):
+            title = _title(rng, used)
+            plan.append((f"{kind}-{i}", kind, title))
+    terms = [p for p in plan if p[1] == "term"]
+    by_kind: dict[str, list[str]] = {}
+    for eid, kind, _ in plan:
+        by_kind.setdefault(kind, []).append(eid)
+    titles = {eid: title for eid, _, title in plan}
+    for idx, (eid, kind, title) in enumerate(plan):
+        srcs = rng.sample(source_ids, 3)
+        mentioned = rng.sample(terms, min(6, len(terms)))
+        sentences = []
+        for j in range(12):
+            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16)))
+            if j < len(mentioned):
+                words += f" and {mentioned[j][2].lower()}"
+            sentences.append(words.capitalize() + f" [@{srcs[j % 3]}].")
+        body = " ".join(sentences[:6]) + f"\n\nSee [[{rng.choice(terms)[0]}]].\n\n## Detail\n\n" + " ".join(sentences[6:])
+        rels: dict[str, list[str]] = {}
+        for _ in range(3):
+            name = rng.choice(sorted(relations))
+            spec = relations[name]
+            if kind not in spec["from"]:
+                continue
+            pool = [t for k in spec["to"] for t in by_kind.get(k, []) if t != eid]
+            if pool:
+                target = rng.choice(pool)
+                if target not in rels.get(name, []):
+                    rels.setdefault(name, []).append(target)
+        data: dict = {"title": title, "aliases": [f"{title.split()[0].upper()[:4]}{idx}", f"{title} variant"],
+                      "short": f"A synthetic {kind} named {title} used to measure how the build scales with size.",
+                      "body": body, "sources": srcs}
+        if rels:
+            data["relations"] = rels
+        folder = {"term": "terms", "engine": "engines", "hardware": "hardware", "model": "models"}[kind]
+        if kind == "term":
+            data["category"] = rng.choice(term_cats)
+        elif kind == "engine":
+            data["family"] = terms[0][0]
+            data["features"] = {t: {"status": rng.choice(["yes", "no", "partial"]), "source": srcs[0]}
+                                for t in rng.sample([t[0] for t in terms], min(8, len(terms)))}
+        elif kind == "hardware":
+            data.update(vendor="Synthetic", **{"class": "gpu"})
+            data["specs"] = {"memory_gb": {"value": rng.choice([16, 24, 32, 80]), "source": srcs[0]},
+                             "bandwidth_gbs": {"value": rng.choice([500, 1000, 3350]), "source": srcs[1]}}
+        else:
+            data["developer"] = "Synthetic"
+            data["specs"] = {"params_total_b": {"value": rng.choice([8, 14, 70]), "source": srcs[0]},
+                             "layers": {"value": rng.choice([32, 48, 80]), "source": srcs[0]},
+                             "attention": {"value": "gqa", "source": srcs[0]}}
+        (g / folder / f"{eid}.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
+    engines = by_kind.get("engine", [])
+    for i in range(max(1, n // 500)):
+        guide = {"title": f"Synthetic guide {i}", "short": "A synthetic decision guide used to measure how the build scales.",
+                 "start": "q0", "sources": [source_ids[0]], "questions": {}}
+        for q in range(4):
+            nxt = f"q{q + 1}" if q < 3 else None
+            opts = [{"id": "a", "label": "First answer", **({"next": nxt} if nxt else {"recommend": [
+                        {"entry": rng.choice(engines), "why": "Synthetic reason.", "sources": [source_ids[0]]}]})},
+                    {"id": "b", "label": "Second answer", "recommend": [
+                        {"entry": rng.choice(engines), "why": "Synthetic reason.", "sources": [source_ids[1]]}]}]
+            guide["questions"][f"q{q}"] = {"text": f"Synthetic question {q}?", "options": opts}
+        (g / "guides" / f"guide-{i}.yaml").write_text(yaml.safe_dump(guide, sort_keys=False))
+
+
+def time_stages(root: Path) -> dict[str, float]:
+    """Seconds spent in each generator stage, run in this process."""
+    from .emit import emit
+    from .graph import build_graph
+    from .link import Linker, link_html
+    from .load import load_tree
+    from .model import build_model
+    from .pipeline import mentions
+    from .validate import validate
+
+    out: dict[str, float] = {}
+    t = time.perf_counter()
+    docs, problems = load_tree(root)
+    out["load"] = time.perf_counter() - t
+    t = time.perf_counter()
+    problems += validate(docs)
+    out["validate"] = time.perf_counter() - t
+    if problems:
+        raise SystemExit(f"synthetic corpus is invalid: {problems[:3]}")
+    t = time.perf_counter()
+    atlas = build_model(docs)
+    out["model"] = time.perf_counter() - t
+    t = time.perf_counter()
+    g = build_graph(atlas, mentions(atlas))
+    out["graph"] = time.perf_counter() - t
+    t = time.perf_counter()
+    files = emit(atlas, g)
+    out["emit"] = time.perf_counter() - t
+    linker = Linker.from_atlas(atlas)
+    t = time.perf_counter()
+    for e in atlas.entries.values():
+        link_html(f"<p>{files[e.src_path]}</p>", linker, e.url.lstrip("/"), skip_id=e.id)
+    out["link"] = time.perf_counter() - t
+    return out
+
+
+def measure(n: int, workdir: Path) -> dict:
+    corpus = workdir / f"corpus-{n}"
+    make_corpus(corpus, n)
+    entries = sum(1 for _ in (corpus / "glossary").rglob("*.yaml")) - 2
+    stages = time_stages(corpus)
+    site = corpus / "site"
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-c", _BUILD], cwd=corpus, env=env, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if proc.returncode != 0:
+        raise SystemExit(f"mkdocs build failed at {n} entries:\n{proc.stderr[-3000:]}")
+    peak_mb = json.loads(proc.stdout.strip().splitlines()[-1])["peak_mb"]
+    pages = [p for p in site.rglob("*.html")]
+    entry_pages = [p for p in pages if p.parent.parent.name in ("glossary", "engines", "hardware", "models")]
+    largest = max(entry_pages, key=lambda p: p.stat().st_size)
+    size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
+    index = site / "search" / "search_index.json"
+    result = {"entries": entries, "build_s": round(wall, 2), "peak_mb": round(peak_mb), "site_mb": round(size / 1e6, 1),
+              "largest_entry_page_kb": round(largest.stat().st_size / 1e3, 1), "median_entry_page_kb":
+              round(sorted(p.stat().st_size for p in entry_pages)[len(entry_pages) // 2] / 1e3, 1),
+              "search_index_mb": round(index.stat().st_size / 1e6, 2), "stages_s": {k: round(v, 3) for k, v in stages.items()}}
+    result["stages_share"] = round(sum(stages.values()) / wall, 3)
+    result["ms_per_entry"] = round(1000 * wall / entries, 2)
+    shutil.rmtree(corpus)
+    return result
+
+
+_BUILD = """
+import json, resource, sys
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
+build(load_config("mkdocs.yml", strict=True, site_dir="site"))
+print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+def report(results: list[dict]) -> str:
+    lines = ["| entries | build (s) | ms / entry | peak memory (MB) | site (MB) | largest entry page (KB) | median entry page (KB) | search index (MB) | generator stages share |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for r in results:
+        lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['ms_per_entry']} | {r['peak_mb']} | {r['site_mb']} | "
+                     f"{r['largest_entry_page_kb']} | {r['median_entry_page_kb']} | {r['search_index_mb']} | {r['stages_share']:.0%} |")
+    lines += ["", "| entries | " + " | ".join(results[0]["stages_s"]) + " |", "|---:|" + "---:|" * len(results[0]["stages_s"])]
+    for r in results:
+        lines.append(f"| {r['entries']:,} | " + " | ".join(f"{v:.2f} s" for v in r["stages_s"].values()) + " |")
+    if len(results) >= 2:
+        a, b = results[-2], results[-1]
+        lines += ["", f"Growth from {a['entries']:,} to {b['entries']:,} entries ({b['entries'] / a['entries']:.0f}x): "
+                  f"build time x{b['build_s'] / a['build_s']:.1f}, cost per entry x{b['ms_per_entry'] / a['ms_per_entry']:.2f}, "
+                  f"largest entry page x{b['largest_entry_page_kb'] / a['largest_entry_page_kb']:.2f}."]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--sizes", type=int, nargs="+", default=[100, 1000, 10000])
+    p.add_argument("--out", default="bench-out")
+    p.add_argument("--page", help="write the results into this Markdown page")
+    args = p.parse_args()
+    work = Path(args.out).resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    results = []
+    for n in args.sizes:
+        print(f"measuring {n} entries ...", flush=True)
+        results.append(measure(n, work))
+        print(json.dumps(results[-1]), flush=True)
+    table = report(results)
+    print(table)
+    (work / "results.json").write_text(json.dumps(results, indent=1))
+    if args.page:
+        machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+        page = Path(args.page)
+        page.write_text(_PAGE.format(date=date.today().isoformat(), machine=machine, table=table,
+                                     sizes=" ".join(map(str, args.sizes))), encoding="utf-8")
+
+
+_PAGE = """---
+title: Benchmark
+description: How the build scales with the size of the knowledge base, measured on synthetic corpora.
+---
+
+# Benchmark
+
+How long the site takes to build, and how large its pages get, as the knowledge base grows.
+The corpora are synthetic but valid: real schemas and ontology, titles with aliases, typed
+relations, bodies with citations and links, engine support tables, hardware specs and
+decision guides.
+
+Measured on {date}, on {machine}.
+
+{table}
+
+*Build* is the full `mkdocs build --strict` (Material theme, search index included). The
+generator's stages (load, validate, model, graph, emit, link) are timed separately in one
+process; their share is their sum over the build time.
+
+## Reproduce
+
+```sh
+make bench          # or: .venv/bin/python -m generator.bench --sizes {sizes} --page docs/benchmark.md
+```
+"""
+
+
+if __name__ == "__main__":
+    main()
