@@ -152,15 +152,40 @@ def importance(g: nx.MultiDiGraph) -> dict[str, float]:
     return {n: round(v, 6) for n, v in sorted(rank.items())}
 
 
-def layout(g: nx.MultiDiGraph) -> dict[str, tuple[float, float]]:
+SPRING_LAYOUT_LIMIT = 600
+"""Above this many nodes the force layout's quadratic cost dominates the build; larger
+graphs are laid out in category clusters instead, in linear time."""
+
+
+def layout(g: nx.MultiDiGraph, rank: dict[str, float] | None = None) -> dict[str, tuple[float, float]]:
     """Deterministic 2-D positions in [0, 1000] for the global graph page."""
+    import math
+
     if g.number_of_nodes() == 0:
         return {}
-    simple = nx.Graph()
-    simple.add_nodes_from(sorted(g.nodes))
-    simple.add_edges_from(sorted((u, v) for u, v, _ in g.edges(keys=True)))
-    n = simple.number_of_nodes()
-    pos = nx.spring_layout(simple, seed=7, iterations=60 if n < 2000 else 30, k=2.2 / max(n, 1) ** 0.5)
+    n = g.number_of_nodes()
+    if n <= SPRING_LAYOUT_LIMIT:
+        simple = nx.Graph()
+        simple.add_nodes_from(sorted(g.nodes))
+        simple.add_edges_from(sorted((u, v) for u, v, _ in g.edges(keys=True)))
+        pos = {k: (float(v[0]), float(v[1])) for k, v in nx.spring_layout(simple, seed=7, iterations=80, k=2.2 / n ** 0.5).items()}
+    else:
+        # Categories on a ring, each a sunflower of its members, most important at the centre.
+        rank = rank or {}
+        groups: dict[str, list[str]] = {}
+        for node, data in sorted(g.nodes(data=True)):
+            groups.setdefault(data["category"], []).append(node)
+        pos = {}
+        names = sorted(groups)
+        for gi, cat in enumerate(names):
+            members = sorted(groups[cat], key=lambda m: (-rank.get(m, 0), m))
+            angle = 2 * math.pi * gi / len(names)
+            cx, cy = math.cos(angle), math.sin(angle)
+            spread = 0.9 * math.sqrt(len(members) / n)
+            for i, m in enumerate(members):
+                r = spread * math.sqrt((i + 0.5) / len(members))
+                a = i * 2.39996323  # golden angle
+                pos[m] = (cx + r * math.cos(a), cy + r * math.sin(a))
     xs = [p[0] for p in pos.values()]
     ys = [p[1] for p in pos.values()]
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
@@ -187,7 +212,7 @@ def mention_only(g: nx.MultiDiGraph) -> list[str]:
 def view_json(g: nx.MultiDiGraph) -> str:
     """Compact data for the graph page: positions and sizes are computed here, at build time."""
     rank = importance(g)
-    pos = layout(g)
+    pos = layout(g, rank)
     top = max(rank.values(), default=1) or 1
     nodes = [{"id": n, "t": d["title"], "k": d["kind"], "c": d["category"], "u": d["url"], "s": d["short"],
               "x": pos[n][0], "y": pos[n][1], "r": round(3 + 9 * (rank[n] / top) ** 0.5, 2)}
