@@ -53,6 +53,7 @@ class Linker:
     def __init__(self, names: Iterable[tuple[str, Target]]):
         self.index: dict[tuple[str, ...], list[tuple[tuple[str, ...], Target]]] = {}
         self.longest = 1
+        self.first_words: set[str] = set()
         for name, target in names:
             words = _words(name)
             if not words or (len(words) == 1 and len(words[0]) < 2):
@@ -60,6 +61,7 @@ class Linker:
             key = tuple(w.casefold() for w in words)
             self.index.setdefault(key, []).append((tuple(words), target))
             self.longest = max(self.longest, len(words))
+        self.first_words = {key[0] for key in self.index}
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":
@@ -79,35 +81,40 @@ class Linker:
     def find(self, text: str) -> Iterator[Match]:
         """Non-overlapping mentions in `text`, left to right, longest first at each word."""
         spans = [(m.start(), m.end(), m.group(0)) for m in WORD_RE.finditer(text)]
-        i, n = 0, len(spans)
+        folded = [w.casefold() for _, _, w in spans]
+        n = len(spans)
+        # joinable[i]: words i and i+1 are separated only by spaces or hyphens.
+        joinable = [bool(SPLIT_RE.fullmatch(text[spans[i][1]:spans[i + 1][0]])) for i in range(n - 1)]
+        firsts = self.first_words
+        i = 0
         while i < n:
             hit = None
-            for size in range(min(self.longest, n - i), 0, -1):
-                group = spans[i:i + size]
-                # Words of one name are separated only by spaces or hyphens.
-                if any(not SPLIT_RE.fullmatch(text[a[1]:b[0]]) for a, b in zip(group, group[1:])):
-                    continue
-                found = [g[2] for g in group]
-                key = tuple(w.casefold() for w in found)
-                target = self._accept(key, found)
-                end = group[-1][1]
-                if target is None:
-                    last = found[-1]
-                    for suffix in ("es", "s"):
-                        if len(last) > len(suffix) + 2 and last.endswith(suffix):
-                            stem = found[:-1] + [last[: -len(suffix)]]
-                            target = self._accept(tuple(w.casefold() for w in stem), stem)
-                            if target:
-                                break
-                if target is not None:
-                    hit = Match(group[0][0], end, target)
-                    break
+            if folded[i] in firsts or any(st in firsts for st in _stems(folded[i])):
+                reach = 1
+                while reach < self.longest and i + reach < n and joinable[i + reach - 1]:
+                    reach += 1
+                for size in range(reach, 0, -1):
+                    found = [spans[j][2] for j in range(i, i + size)]
+                    key = tuple(folded[i:i + size])
+                    target = self._accept(key, found)
+                    for stem in _stems(key[-1]) if target is None else ():
+                        cut = len(key[-1]) - len(stem)
+                        target = self._accept(key[:-1] + (stem,), found[:-1] + [found[-1][:-cut]])
+                        if target is not None:
+                            break
+                    if target is not None:
+                        hit = Match(spans[i][0], spans[i + size - 1][1], target)
+                        i += size
+                        break
             if hit:
                 yield hit
-                while i < n and spans[i][0] < hit.end:
-                    i += 1
             else:
                 i += 1
+
+
+def _stems(word: str) -> list[str]:
+    """Singular candidates of a plural: 'caches' -> ['cach', 'cache'], 'GPUs' -> ['GPU']."""
+    return [word[: -len(sfx)] for sfx in ("es", "s") if len(word) > len(sfx) + 2 and word.endswith(sfx)]
 
 
 SKIP_TAGS = {"a", "code", "pre", "kbd", "script", "style", "h1", "h2", "h3", "h4", "h5", "h6", "svg", "button",

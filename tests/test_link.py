@@ -1,0 +1,65 @@
+"""The term linker: which words become links, and that its cost follows the text, not the glossary."""
+
+import time
+
+from generator.link import Linker, Target, link_html
+
+
+def target(i: str) -> Target:
+    return Target(i, f"/glossary/{i}/", i.replace("-", " ").title(), f"Definition of {i} & <friends>.", "Runtime")
+
+
+LINKER = Linker([("prefix caching", target("prefix-caching")), ("caching", target("caching")), ("TTFT", target("ttft")),
+                 ("decode", target("decode")), ("KV cache", target("kv-cache")), ("MoE", target("moe")),
+                 ("llama.cpp", target("llama-cpp")), ("GPU", target("gpu"))])
+
+
+def ids(text: str) -> list[str]:
+    return [m.target.id for m in LINKER.find(text)]
+
+
+def test_longest_name_wins_and_hyphens_equal_spaces():
+    assert ids("prefix caching beats caching") == ["prefix-caching", "caching"]
+    assert ids("the KV-cache and the KV cache") == ["kv-cache", "kv-cache"]
+
+
+def test_acronyms_match_exactly_and_ordinary_words_in_any_case():
+    assert ids("ttft TTFT moe MoE") == ["ttft", "moe"]
+    assert ids("Decode decode DECODE") == ["decode", "decode", "decode"]
+
+
+def test_plurals_and_dotted_names():
+    assert ids("two GPUs and KV caches; llama.cpp.") == ["gpu", "kv-cache", "llama-cpp"]
+
+
+def test_html_links_first_mention_only_and_never_in_code_headings_or_links():
+    html = ("<h2>decode</h2><p>We decode &amp; cache. <code>decode</code> <a href='x'>TTFT</a> "
+            "and TTFT again, TTFT.</p><pre>MoE</pre><p data-atlas-nolink>MoE</p><p>MoE</p>")
+    out, linked = link_html(html, LINKER, "learn/flow/")
+    assert linked == ["decode", "ttft", "moe"]
+    assert "<h2>decode</h2>" in out and "<code>decode</code>" in out and "<pre>MoE</pre>" in out
+    assert out.count('data-atlas-id="ttft"') == 1
+    assert 'href="../../glossary/decode/"' in out
+    # Definitions are data: escaped inside the attribute, never live markup.
+    assert 'data-atlas-short="Definition of decode &amp; &lt;friends&gt;."' in out
+
+
+def test_an_entry_never_links_itself():
+    _, linked = link_html("<p>decode and TTFT</p>", LINKER, "glossary/decode/", skip_id="decode")
+    assert linked == ["ttft"]
+
+
+def test_cost_grows_with_text_not_with_glossary_size():
+    text = " ".join(f"word{i} decode the KV cache with prefix caching" for i in range(2000))
+
+    def cost(n_terms: int) -> float:
+        linker = Linker([(f"synthetic term {i}", target(f"t{i}")) for i in range(n_terms)] + [("decode", target("decode"))])
+        best = float("inf")
+        for _ in range(3):
+            t = time.perf_counter()
+            list(linker.find(text))
+            best = min(best, time.perf_counter() - t)
+        return best
+
+    small, large = cost(100), cost(10_000)
+    assert large < small * 3, (small, large)  # 100x the glossary, about the same time
