@@ -54,6 +54,11 @@ def _env() -> jinja2.Environment:
 
 
 def front_matter(**fields: Any) -> str:
+    """YAML front matter. The theme prints title and description into the page head
+    without escaping them, so they are escaped here."""
+    for key in ("title", "description"):
+        if key in fields:
+            fields[key] = esc(fields[key])
     return "---\n" + yaml.safe_dump(fields, sort_keys=True, allow_unicode=True, width=1000) + "---\n"
 
 

@@ -148,7 +148,10 @@ def importance(g: nx.MultiDiGraph) -> dict[str, float]:
     simple.add_edges_from(sorted((u, v) for u, v, _ in g.edges(keys=True)))
     # Links point both ways in meaning (vLLM implements PagedAttention; PagedAttention is
     # implemented by vLLM), so rank on the undirected structure.
-    rank = nx.pagerank(simple.to_undirected(), alpha=0.85, tol=1e-10)
+    try:
+        rank = nx.pagerank(simple.to_undirected(), alpha=0.85, tol=1e-9, max_iter=1000)
+    except nx.PowerIterationFailedConvergence:  # pathological tiny graphs: fall back to degree
+        rank = nx.degree_centrality(simple)
     return {n: round(v, 6) for n, v in sorted(rank.items())}
 
 
