@@ -233,6 +233,41 @@ def cmd_recommend(args) -> int:
     return EXIT_OK
 
 
+def cmd_fit(args) -> int:
+    from .calc import CalcError, bits_for, device_spec, estimate, model_spec, pick
+
+    atlas = _load(args)
+    try:
+        model = model_spec(pick(atlas, args.model, "model"))
+        bits, label = bits_for(atlas, args.format, args.bits)
+        devices = [pick(atlas, d, "hardware") for d in args.device] if args.device else [
+            e for e in atlas.of_kind("hardware") if (e.get("specs") or {}).get("memory_gb")]
+        rows = [(d, estimate(model, device_spec(d), bits, args.context, args.concurrency, args.kv_bits, args.overhead))
+                for d in devices]
+    except CalcError as exc:
+        print(f"atlas fit: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if args.json:
+        _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
+                     "concurrency": args.concurrency, "kv_bits": args.kv_bits,
+                     "devices": [dict(e.as_dict(), title=d.title) for d, e in rows]})
+        return EXIT_OK
+    first = rows[0][1] if rows else None
+    print(f"{model.title} in {label}: {args.concurrency} x {args.context:,} tokens, KV cache in {args.kv_bits:g}-bit")
+    if first:
+        print(f"  weights {first.weights_gb:.1f} GB + KV cache {first.kv_gb:.1f} GB + overhead {first.overhead_gb:.1f} GB"
+              f" = {first.total_gb:.1f} GB")
+    print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12} {'prefill max':>13}")
+    for d, e in rows:
+        mem = f"{e.memory_gb:g} GB" if e.memory_gb else "?"
+        fits = "?" if e.fits is None else ("yes" if e.fits else "no")
+        dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else "?"
+        pre = f"{e.prefill_tps:,.0f} tok/s" if e.prefill_tps else "?"
+        print(f"  {d.title[:34]:34} {mem:>8} {fits:>5} {dec:>12} {pre:>13}")
+    print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS; real engines reach a fraction.")
+    return EXIT_OK
+
+
 def cmd_markdown(args) -> int:
     from .pipeline import build_site_files
 
@@ -282,6 +317,18 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--answer", action="append", metavar="QUESTION=OPTION", help="answer a question (repeatable)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_recommend)
+
+    s = sub.add_parser("fit", help="memory and speed ceilings of a model on devices")
+    s.add_argument("model", help="model id, title or alias")
+    s.add_argument("--device", action="append", help="hardware id (repeatable; default: every device with a memory figure)")
+    s.add_argument("--format", help="weight format, e.g. fp16, fp8, nvfp4, Q4_K_M (default fp16)")
+    s.add_argument("--bits", type=float, help="bits per weight, instead of --format")
+    s.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")
+    s.add_argument("--concurrency", type=int, default=1, help="sequences served at once (default 1)")
+    s.add_argument("--kv-bits", type=float, default=16, help="bits per KV-cache value (default 16)")
+    s.add_argument("--overhead", type=float, default=0.10, help="activations and runtime, as a fraction of weights + cache")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_fit)
 
     s = sub.add_parser("markdown", help="write the generated Markdown and data files to a folder (for other site generators)")
     s.add_argument("output")

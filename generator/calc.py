@@ -1,0 +1,180 @@
+"""Memory and speed arithmetic for a model on a device, from the entries' sourced figures.
+
+    memory  = weights + KV cache + overhead
+    weights = parameters x bits per weight / 8          (bits include scales and zero points)
+    KV      = bytes per token x tokens x sequences       (per token depends on the attention variant)
+    decode ceiling per sequence = bandwidth / (bytes of active weights + that sequence's KV cache)
+    prefill ceiling             = dense tensor FLOPS / (2 x active parameters) tokens per second
+
+These are physical upper bounds, not predictions: real engines reach a fraction of them,
+and speculative decoding can exceed the decode bound because it verifies several tokens
+per weight read. Units: decimal GB (1e9 bytes), GB/s and TFLOPS as vendors quote them.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+from .model import Atlas, Entry
+
+OVERHEAD_FRACTION = 0.10
+"""Activations, CUDA context, allocator slack: a tenth of weights + cache by default."""
+
+LIMITS = {"tokens": (1, 10_000_000), "sequences": (1, 100_000), "bits": (1.0, 32.0), "kv_bits": (2.0, 32.0),
+          "overhead": (0.0, 2.0)}
+
+
+class CalcError(ValueError):
+    """Input the calculator cannot use, with what would be right."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    id: str
+    title: str
+    params_b: float
+    active_b: float
+    layers: int
+    kv_heads: int | None
+    head_dim: int | None
+    attention: str
+    kv_lora_rank: int | None = None
+    rope_head_dim: int | None = None
+    full_attention_layers: int | None = None
+    context_length: int | None = None
+
+    def kv_bytes_per_token(self, kv_bits: float = 16) -> float:
+        b = kv_bits / 8
+        if self.attention == "mla":
+            if not (self.kv_lora_rank and self.rope_head_dim):
+                raise CalcError(f"{self.title}: an MLA model needs kv_lora_rank and rope_head_dim in its specs")
+            return self.layers * (self.kv_lora_rank + self.rope_head_dim) * b
+        if not (self.kv_heads and self.head_dim):
+            raise CalcError(f"{self.title}: KV-cache size needs kv_heads and head_dim in its specs")
+        layers = self.full_attention_layers if self.attention == "hybrid-linear" and self.full_attention_layers else self.layers
+        return 2 * layers * self.kv_heads * self.head_dim * b
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    id: str
+    title: str
+    memory_gb: float | None
+    bandwidth_gbs: float | None
+    tflops: dict[str, float]  # precision -> dense TFLOPS
+
+
+def model_spec(e: Entry) -> ModelSpec:
+    s = e.get("specs")
+    v = lambda k: s[k]["value"] if k in s else None  # noqa: E731
+    return ModelSpec(id=e.id, title=e.title, params_b=v("params_total_b"), active_b=v("params_active_b") or v("params_total_b"),
+                     layers=int(v("layers")), kv_heads=v("kv_heads"), head_dim=v("head_dim"), attention=v("attention"),
+                     kv_lora_rank=v("kv_lora_rank"), rope_head_dim=v("rope_head_dim"),
+                     full_attention_layers=v("full_attention_layers"), context_length=v("context_length"))
+
+
+def device_spec(e: Entry) -> DeviceSpec:
+    s = e.get("specs") or {}
+    v = lambda k: s[k]["value"] if k in s else None  # noqa: E731
+    tflops = {p: v(f"{p}_tflops") for p in ("fp4", "fp8", "fp16", "bf16") if v(f"{p}_tflops")}
+    return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops)
+
+
+def formats(atlas: Atlas) -> dict[str, tuple[float, str, str]]:
+    """Every weight format with known bits per weight: name (lowercase) -> (bits, label, source)."""
+    out: dict[str, tuple[float, str, str]] = {}
+    for e in atlas.of_kind("term"):
+        if e.get("bits_per_weight"):
+            f = e.get("bits_per_weight")
+            for name in (e.id, e.title, *e.aliases):
+                out.setdefault(name.casefold(), (float(f["value"]), e.title, f["source"]))
+        for var in e.get("variants") or ():
+            out.setdefault(var["name"].casefold(), (float(var["bits_per_weight"]), var["name"], var["source"]))
+    return out
+
+
+def _check(name: str, value: float) -> float:
+    lo, hi = LIMITS[name]
+    if value is None or value != value:  # NaN
+        raise CalcError(f"{name} is missing; give a number between {lo:g} and {hi:g}")
+    if value <= 0:
+        raise CalcError(f"{name} must be greater than zero, got {value:g}")
+    if not lo <= value <= hi:
+        raise CalcError(f"{name} = {value:g} is outside the range this calculator accepts ({lo:g} to {hi:g})")
+    return value
+
+
+def pick(atlas: Atlas, query: str, kind: str) -> Entry:
+    """An entry of `kind` by id, title or alias, or a CalcError with the closest names."""
+    q = query.strip().casefold()
+    pool = atlas.of_kind(kind)
+    for e in pool:
+        if q in {e.id, e.title.casefold(), *(a.casefold() for a in e.aliases)}:
+            return e
+    names = [e.id for e in pool]
+    close = difflib.get_close_matches(q, names, n=3, cutoff=0.5)
+    hint = f" — did you mean {', '.join(repr(c) for c in close)}?" if close else f"; known: {', '.join(names) or 'none yet'}"
+    raise CalcError(f"unknown {kind} '{query}'{hint}")
+
+
+def bits_for(atlas: Atlas, fmt: str | None, bits: float | None) -> tuple[float, str]:
+    if bits is not None:
+        return _check("bits", bits), f"{bits:g} bits per weight"
+    table = formats(atlas)
+    key = (fmt or "fp16").casefold()
+    if key not in table:
+        close = difflib.get_close_matches(key, list(table), n=3, cutoff=0.5)
+        hint = f" — did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise CalcError(f"unknown weight format '{fmt}'{hint}; known: {', '.join(sorted(table)) or 'none'}; or give --bits")
+    b, label, _ = table[key]
+    return b, label
+
+
+@dataclass(frozen=True)
+class Estimate:
+    model: str
+    device: str
+    bits: float
+    weights_gb: float
+    kv_gb: float
+    overhead_gb: float
+    total_gb: float
+    memory_gb: float | None
+    fits: bool | None
+    decode_tps: float | None  # per sequence, upper bound
+    prefill_tps: float | None  # tokens per second, upper bound
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, sequences: int = 1,
+             kv_bits: float = 16, overhead: float = OVERHEAD_FRACTION, precision: str | None = None) -> Estimate:
+    _check("bits", bits)
+    _check("tokens", tokens)
+    _check("sequences", sequences)
+    _check("kv_bits", kv_bits)
+    if overhead < 0 or overhead > LIMITS["overhead"][1]:
+        raise CalcError(f"overhead = {overhead:g} must be between 0 and {LIMITS['overhead'][1]:g} (a fraction of weights + cache)")
+    if m.context_length and tokens > m.context_length:
+        raise CalcError(f"{tokens:,} tokens is more than {m.title}'s context length of {m.context_length:,}")
+    weights = m.params_b * 1e9 * bits / 8
+    kv_token = m.kv_bytes_per_token(kv_bits)
+    kv = kv_token * tokens * sequences
+    over = overhead * (weights + kv)
+    total = weights + kv + over
+    fits = decode = prefill = None
+    if d is not None:
+        if d.memory_gb:
+            fits = total <= d.memory_gb * 1e9
+        if d.bandwidth_gbs:
+            active = m.active_b * 1e9 * bits / 8
+            decode = d.bandwidth_gbs * 1e9 / (active + kv_token * tokens)
+        if d.tflops:
+            p = precision or next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in d.tflops), None)
+            if p in d.tflops:
+                prefill = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9)
+    return Estimate(model=m.id, device=d.id if d else "", bits=bits, weights_gb=weights / 1e9, kv_gb=kv / 1e9,
+                    overhead_gb=over / 1e9, total_gb=total / 1e9, memory_gb=d.memory_gb if d else None,
+                    fits=fits, decode_tps=decode, prefill_tps=prefill)

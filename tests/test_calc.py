@@ -1,0 +1,72 @@
+"""The memory/bandwidth calculator against examples worked out by hand."""
+
+import pytest
+
+from generator.calc import CalcError, DeviceSpec, ModelSpec, estimate
+
+# Llama 3.1 8B: 8.03B parameters, 32 layers, 8 KV heads of width 128 (its config.json).
+LLAMA_8B = ModelSpec("llama-3-1-8b", "Llama 3.1 8B", 8.03, 8.03, 32, 8, 128, "gqa", context_length=131072)
+# A dense 70B for "70B in FP16 needs about 140 GB".
+DENSE_70B = ModelSpec("m70", "70B", 70, 70, 80, 8, 128, "gqa")
+# DeepSeek-V3: 671B total, 37B active, 61 layers, MLA latent 512 + RoPE key 64.
+DSV3 = ModelSpec("dsv3", "DeepSeek-V3", 671, 37, 61, None, None, "mla", kv_lora_rank=512, rope_head_dim=64)
+H100_SXM = DeviceSpec("h100", "H100 SXM", 80, 3350, {"fp16": 989.4, "fp8": 1978.9})
+SPARK = DeviceSpec("spark", "DGX Spark", 128, 273, {})
+
+
+def test_kv_cache_bytes_per_token_by_attention_variant():
+    # 2 (K and V) x 32 layers x 8 heads x 128 dims x 2 bytes = 131,072 bytes.
+    assert LLAMA_8B.kv_bytes_per_token(16) == 131072
+    assert LLAMA_8B.kv_bytes_per_token(8) == 65536
+    # MLA caches one latent per layer: 61 x (512 + 64) x 2 bytes = 70,272 bytes.
+    assert DSV3.kv_bytes_per_token(16) == 70272
+    hybrid = ModelSpec("h", "Hybrid", 30, 3, 48, 2, 256, "hybrid-linear", full_attention_layers=12)
+    assert hybrid.kv_bytes_per_token(16) == 2 * 12 * 2 * 256 * 2  # only the full-attention layers
+
+
+def test_seventy_billion_in_fp16_is_about_140_gb_of_weights():
+    e = estimate(DENSE_70B, None, bits=16, tokens=1)
+    assert e.weights_gb == pytest.approx(140.0)
+
+
+def test_llama_8b_fp16_on_h100_sxm():
+    e = estimate(LLAMA_8B, H100_SXM, bits=16, tokens=8192, sequences=4)
+    assert e.weights_gb == pytest.approx(16.06)  # 8.03e9 x 2 bytes
+    assert e.kv_gb == pytest.approx(131072 * 8192 * 4 / 1e9)  # 4.295 GB
+    assert e.total_gb == pytest.approx((16.06 + 4.294967296) * 1.1)
+    assert e.fits is True
+    # Decode bound: 3,350 GB/s over (16.06 GB of weights + one sequence's 1.074 GB of cache).
+    assert e.decode_tps == pytest.approx(3350e9 / (16.06e9 + 131072 * 8192), rel=1e-9)
+    assert 195 < e.decode_tps < 196
+    # Prefill bound: 989.4 TFLOPS / (2 x 8.03e9 FLOPs per token) = 61,606 tokens/s.
+    assert e.prefill_tps == pytest.approx(989.4e12 / (2 * 8.03e9))
+
+
+def test_moe_decode_reads_active_weights_but_memory_holds_all():
+    e = estimate(DSV3, H100_SXM, bits=8, tokens=1)
+    assert e.weights_gb == pytest.approx(671.0)
+    assert e.fits is False
+    assert e.decode_tps == pytest.approx(3350e9 / (37e9 + 70272), rel=1e-9)
+
+
+def test_dense_27b_nvfp4_on_a_273_gbs_device():
+    # 27e9 x 4.5 bits / 8 = 15.19 GB read per token: the ceiling is 273 / 15.19 = 18 tok/s.
+    m = ModelSpec("m27", "Dense 27B", 27, 27, 64, 4, 256, "gqa")
+    e = estimate(m, SPARK, bits=4.5, tokens=1)
+    assert e.decode_tps == pytest.approx(273e9 / (27e9 * 4.5 / 8 + m.kv_bytes_per_token()), rel=1e-9)
+    assert 17.9 < e.decode_tps < 18.0
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"bits": 0}, "bits must be greater than zero"),
+    ({"bits": -4}, "bits must be greater than zero"),
+    ({"bits": 99}, "outside the range"),
+    ({"tokens": 0}, "tokens must be greater than zero"),
+    ({"tokens": 10**9}, "outside the range"),
+    ({"sequences": -1}, "sequences must be greater than zero"),
+    ({"tokens": 200_000}, "more than Llama 3.1 8B's context length of 131,072"),
+])
+def test_bad_input_gets_a_clear_message(kwargs, message):
+    args = {"bits": 16, "tokens": 1024, "sequences": 1} | kwargs
+    with pytest.raises(CalcError, match=message):
+        estimate(LLAMA_8B, H100_SXM, **args)
