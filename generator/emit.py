@@ -309,11 +309,49 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     files["graph/index.md"] = front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.") + \
         _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g), mention_only=mention_only(g),
                                                   counts=_relation_counts(g))
+    files["calculator.md"] = _calculator_page(atlas)
     files["glossary.json"] = glossary_json(atlas)
     files["graph/graph.json"] = to_json(g)
     files["graph/graph.graphml"] = to_graphml(g)
     files["graph/graph-view.json"] = view_json(g)
     return dict(sorted(files.items()))
+
+
+def calculator_data(atlas: Atlas) -> dict:
+    """What the calculator page needs: model and device figures, and formats' bits."""
+    from .calc import OVERHEAD_FRACTION, device_spec, formats, model_spec
+
+    models = []
+    for e in atlas.of_kind("model"):
+        m = model_spec(e)
+        models.append({"id": m.id, "title": m.title, "params_b": m.params_b, "active_b": m.active_b, "layers": m.layers,
+                       "kv_heads": m.kv_heads, "head_dim": m.head_dim, "attention": m.attention,
+                       "kv_lora_rank": m.kv_lora_rank, "rope_head_dim": m.rope_head_dim,
+                       "full_attention_layers": m.full_attention_layers, "context_length": m.context_length,
+                       "url": "../" + e.url.strip("/") + "/"})
+    devices = []
+    for e in atlas.of_kind("hardware"):
+        d = device_spec(e)
+        if d.memory_gb or d.bandwidth_gbs:
+            devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
+                            "tflops": d.tflops, "url": "../" + e.url.strip("/") + "/"})
+    seen, fmts = set(), []
+    for name, (bits, label, _src) in sorted(formats(atlas).items(), key=lambda kv: (-kv[1][0], kv[1][1])):
+        if label not in seen:
+            seen.add(label)
+            fmts.append({"label": label, "bits": bits})
+    return {"models": models, "devices": devices, "formats": fmts, "overhead": OVERHEAD_FRACTION,
+            "limits": {"tokens": [1, 10_000_000], "sequences": [1, 100_000], "bits": [1, 32], "kv_bits": [2, 32]}}
+
+
+def _calculator_page(atlas: Atlas) -> str:
+    from .calc import OVERHEAD_FRACTION
+
+    page = Page(atlas, "calculator.md")
+    text = _env().get_template("calculator.md.j2").render(page=page, data_json=_safe_json(calculator_data(atlas)),
+                                                          overhead=OVERHEAD_FRACTION)
+    return front_matter(title="Memory and speed calculator", atlas_nolink=True,
+                        description="Will a model fit on a device, and how fast can it decode? Computed from sourced figures.") + text
 
 
 def _relation_counts(g: nx.MultiDiGraph) -> dict[str, int]:

@@ -1,0 +1,126 @@
+/* Inference Atlas calculator: the same formulas as generator/calc.py (a browser test
+ * checks that both give the same numbers), over the figures embedded in the page.
+ * Bad input (empty, zero, negative, absurd, unknown) gets a message in the page. */
+(function () {
+  "use strict";
+
+  function el(tag, attrs, kids) {
+    var n = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") n.textContent = attrs[k]; else if (k === "class") n.className = attrs[k]; else n.setAttribute(k, attrs[k]);
+    });
+    (kids || []).forEach(function (c) { if (c) n.appendChild(c); });
+    return n;
+  }
+
+  function kvPerToken(m, kvBits) {
+    var b = kvBits / 8;
+    if (m.attention === "mla") {
+      if (!m.kv_lora_rank || !m.rope_head_dim) throw new Error(m.title + ": an MLA model needs its latent and RoPE widths");
+      return m.layers * (m.kv_lora_rank + m.rope_head_dim) * b;
+    }
+    if (!m.kv_heads || !m.head_dim) throw new Error(m.title + ": KV-cache size needs KV heads and head dimension");
+    var layers = (m.attention === "hybrid-linear" && m.full_attention_layers) ? m.full_attention_layers : m.layers;
+    return 2 * layers * m.kv_heads * m.head_dim * b;
+  }
+
+  function estimate(m, d, bits, tokens, seqs, kvBits, overhead) {
+    var weights = m.params_b * 1e9 * bits / 8;
+    var kvTok = kvPerToken(m, kvBits);
+    var kv = kvTok * tokens * seqs;
+    var over = overhead * (weights + kv);
+    var total = weights + kv + over;
+    var out = { weights_gb: weights / 1e9, kv_gb: kv / 1e9, overhead_gb: over / 1e9, total_gb: total / 1e9,
+                fits: null, decode_tps: null, prefill_tps: null };
+    if (d) {
+      if (d.memory_gb) out.fits = total <= d.memory_gb * 1e9;
+      if (d.bandwidth_gbs) out.decode_tps = d.bandwidth_gbs * 1e9 / (m.active_b * 1e9 * bits / 8 + kvTok * tokens);
+      var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
+      if (p) out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9);
+    }
+    return out;
+  }
+  window.atlasCalcEstimate = estimate;  // for the test that compares with the Python calculator
+
+  function number(value, name, range) {
+    var raw = String(value).trim();
+    if (raw === "") throw new Error(name + " is empty: give a number between " + range[0] + " and " + range[1].toLocaleString("en"));
+    var x = Number(raw);
+    if (!isFinite(x)) throw new Error(name + " must be a number, not \u201c" + raw + "\u201d");
+    if (x <= 0) throw new Error(name + " must be greater than zero");
+    if (x < range[0] || x > range[1]) throw new Error(name + " = " + x.toLocaleString("en") + " is outside the range this calculator accepts (" + range[0] + " to " + range[1].toLocaleString("en") + ")");
+    return x;
+  }
+
+  function fmt(x, digits) { return x.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }); }
+
+  function mount() {
+    var root = document.getElementById("atlas-calc"), dataEl = document.getElementById("atlas-calc-data");
+    if (!root || !dataEl || root.dataset.mounted) return;
+    root.dataset.mounted = "1";
+    var data = JSON.parse(dataEl.textContent);
+    var q = new URLSearchParams(location.search);
+    function field(label, input) { return el("label", { class: "atlas-calc__field" }, [el("span", { text: label }), input]); }
+    var model = el("select", { id: "calc-model" });
+    data.models.forEach(function (m) { model.appendChild(el("option", { value: m.id, text: m.title })); });
+    var format = el("select", { id: "calc-format" });
+    data.formats.forEach(function (f) { format.appendChild(el("option", { value: String(f.bits), text: f.label + " (" + f.bits + " bits)" })); });
+    format.appendChild(el("option", { value: "custom", text: "Other: bits per weight" }));
+    var bits = el("input", { id: "calc-bits", type: "text", inputmode: "decimal", value: "16", size: "5" });
+    var context = el("input", { id: "calc-context", type: "text", inputmode: "numeric", value: q.get("context") || "4096", size: "8" });
+    var seqs = el("input", { id: "calc-seqs", type: "text", inputmode: "numeric", value: q.get("n") || "1", size: "6" });
+    var kvBits = el("select", { id: "calc-kv" }, [el("option", { value: "16", text: "16-bit" }), el("option", { value: "8", text: "8-bit" }), el("option", { value: "4", text: "4-bit" })]);
+    if (q.get("model")) model.value = q.get("model");
+    if (q.get("format")) format.value = q.get("format");
+    if (q.get("bits")) { format.value = "custom"; bits.value = q.get("bits"); }
+    var message = el("p", { class: "atlas-calc__error", role: "alert" });
+    var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
+    var table = el("table", { class: "atlas-calc__table" });
+    root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
+      field("Model", model), field("Weight format", format), field("Bits per weight", bits),
+      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), message, summary, table);
+
+    function update() {
+      bits.disabled = format.value !== "custom";
+      if (format.value !== "custom") bits.value = format.value;
+      message.textContent = ""; summary.textContent = ""; table.replaceChildren();
+      try {
+        var m = data.models.filter(function (x) { return x.id === model.value; })[0];
+        if (!m) throw new Error("unknown model \u201c" + model.value + "\u201d: pick one from the list");
+        var b = number(bits.value, "Bits per weight", data.limits.bits);
+        var t = number(context.value, "Tokens per sequence", data.limits.tokens);
+        var s = number(seqs.value, "Sequences at once", data.limits.sequences);
+        if (!Number.isInteger(t) || !Number.isInteger(s)) throw new Error("tokens and sequences must be whole numbers");
+        if (m.context_length && t > m.context_length) throw new Error(t.toLocaleString("en") + " tokens is more than " + m.title + "\u2019s context length of " + m.context_length.toLocaleString("en"));
+        var kb = Number(kvBits.value);
+        var base = estimate(m, null, b, t, s, kb, data.overhead);
+        summary.textContent = "Needs " + fmt(base.total_gb, 1) + " GB: weights " + fmt(base.weights_gb, 1) + " GB + KV cache " + fmt(base.kv_gb, 1) + " GB + overhead " + fmt(base.overhead_gb, 1) + " GB.";
+        var head = el("tr", {}, ["Device", "Memory", "Fits", "Decode max (per sequence)", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
+        var body = el("tbody");
+        data.devices.slice().sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }).forEach(function (d) {
+          var e = estimate(m, d, b, t, s, kb, data.overhead);
+          body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
+            el("td", {}, [el("a", { href: d.url, text: d.title })]),
+            el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "?" }),
+            el("td", { class: "atlas-calc__fits", text: e.fits === null ? "?" : (e.fits ? "yes" : "no") }),
+            el("td", { class: "atlas-calc__decode", text: e.decode_tps ? fmt(e.decode_tps, 0) + " tok/s" : "?" }),
+            el("td", { text: e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "?" })]));
+        });
+        table.append(el("thead", {}, [head]), body);
+        var url = new URL(location.href);
+        url.searchParams.set("model", m.id); url.searchParams.set("context", t); url.searchParams.set("n", s);
+        if (format.value === "custom") { url.searchParams.set("bits", b); url.searchParams.delete("format"); }
+        else { url.searchParams.set("format", format.value); url.searchParams.delete("bits"); }
+        history.replaceState(null, "", url.href);
+      } catch (err) {
+        message.textContent = err.message;
+      }
+    }
+    [model, format, bits, context, seqs, kvBits].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
+    update();
+  }
+
+  if (window.document$ && window.document$.subscribe) window.document$.subscribe(mount);
+  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+  else mount();
+})();
