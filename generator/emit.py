@@ -87,6 +87,10 @@ class Page:
         e = self.atlas.entries[entry_id]
         return f"[{esc(text or e.title)}]({self.href(entry_id)})"
 
+    def maybe_link(self, entry_id: str, text: str) -> str:
+        """A link when the entry exists, plain text otherwise (for handwritten prose in templates)."""
+        return self.link(entry_id, text) if entry_id in self.atlas.entries else esc(text)
+
     def to(self, src: str) -> str:
         return relpath(src, self.src)
 

@@ -44,6 +44,12 @@ def write(root: Path, payload: str = "") -> Path:
         "short": "Stored keys and values of processed tokens, reused by every decode step.",
         "body": "The cache grows with context; decode reads it every step [@src-b].", "sources": ["src-b"],
     })
+    dump(g / "terms" / "fp16.yaml", {
+        "title": "FP16", "aliases": ["half precision"], "category": "weights",
+        "short": "The 16-bit floating-point format, two bytes per weight.", "body": "Two bytes [@src-a].",
+        "bits_per_weight": {"value": 16, "source": "src-a"}, "sources": ["src-a"],
+        "variants": [{"name": "Q4_K_M", "bits_per_weight": 4.85, "source": "src-b"}],
+    })
     dump(g / "engines" / "engine-x.yaml", {
         "title": f"Engine X{p}", "family": "kv-cache", "short": f"A serving engine used in tests of the generator.{p}",
         "body": f"Engine X uses the KV cache.{p}", "purpose": f"Testing.{p}", "choose_when": [f"Always{p}"],
