@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import sync_playwright
 
 import minikb
+from test_browser import _Quiet as QuietHandler
 from conftest import mkdocs_build
 from generator.calc import device_spec, estimate, model_spec
 from generator.pipeline import load_atlas
@@ -19,8 +20,7 @@ def served(tmp_path_factory):
     root = minikb.write(tmp_path_factory.mktemp("calc") / "repo")
     site = root / "site"
     assert mkdocs_build(root, site).returncode == 0
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(site))
-    handler.log_message = lambda *a: None
+    handler = functools.partial(QuietHandler, directory=str(site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     with sync_playwright() as p:

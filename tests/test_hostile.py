@@ -8,6 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import minikb
+from test_browser import _Quiet as QuietHandler
 from conftest import mkdocs_build
 
 PAYLOAD = ' <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> </script><!-- -->'
@@ -53,8 +54,7 @@ def test_no_injected_script_runs_in_chromium(hostile_site):
 
     from playwright.sync_api import sync_playwright
 
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(hostile_site))
-    handler.log_message = lambda *a: None
+    handler = functools.partial(QuietHandler, directory=str(hostile_site))
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     base = f"http://127.0.0.1:{httpd.server_port}"

@@ -1,0 +1,83 @@
+"""Reading in Chromium: hover cards on linked terms, keyboard access, and search by alias."""
+
+import functools
+import http.server
+import threading
+
+import pytest
+from playwright.sync_api import expect, sync_playwright
+
+import minikb
+from conftest import mkdocs_build
+
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    root = minikb.write(tmp_path_factory.mktemp("read") / "repo")
+    site = root / "site"
+    assert mkdocs_build(root, site).returncode == 0
+    handler = functools.partial(Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
+        yield f"http://127.0.0.1:{httpd.server_port}", browser
+        browser.close()
+    httpd.shutdown()
+
+
+def test_hovering_a_term_shows_its_card(served):
+    base, browser = served
+    page = browser.new_page()
+    page.goto(base + "/engines/engine-x/", wait_until="networkidle")
+    term = page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
+    term.hover()
+    card = page.locator("#atlas-card")
+    expect(card).to_be_visible()
+    assert card.locator(".atlas-card__cat").inner_text() == "Memory"
+    assert "Stored keys and values of processed tokens" in card.inner_text()
+    assert card.locator("a.atlas-card__open").get_attribute("href").rstrip("/").endswith("/glossary/kv-cache")
+    page.close()
+
+
+def test_keyboard_focus_shows_the_card_and_escape_hides_it(served):
+    base, browser = served
+    page = browser.new_page()
+    page.goto(base + "/engines/engine-x/", wait_until="networkidle")
+    term = page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
+    term.focus()
+    card = page.locator("#atlas-card")
+    expect(card).to_be_visible()
+    assert term.get_attribute("aria-describedby") == "atlas-card"
+    page.keyboard.press("Escape")
+    expect(card).to_be_hidden()
+    page.close()
+
+
+def test_without_javascript_a_term_is_a_plain_link(served):
+    base, browser = served
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(base + "/engines/engine-x/")
+    link = page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
+    link.click()
+    page.wait_for_url("**/glossary/kv-cache/")
+    context.close()
+
+
+@pytest.mark.parametrize("query, title", [("decoding", "Decode"), ("KV-cache", "KV cache"), ("half precision", "FP16")])
+def test_search_finds_an_entry_by_alias_first(served, query, title):
+    base, browser = served
+    page = browser.new_page()
+    page.goto(base + "/", wait_until="networkidle")
+    page.keyboard.press("/")
+    page.locator("input.md-search__input").press_sequentially(query, delay=20)  # Material reacts to key events
+    first = page.locator(".md-search-result__item").first
+    expect(first).to_be_visible(timeout=10_000)
+    assert first.locator("h1, h2").first.inner_text().strip() == title
+    page.close()
