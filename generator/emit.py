@@ -314,11 +314,57 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
         _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g), mention_only=mention_only(g),
                                                   counts=_relation_counts(g))
     files["calculator.md"] = _calculator_page(atlas)
+    files.update(_comparison_pages(atlas))
     files["glossary.json"] = glossary_json(atlas)
     files["graph/graph.json"] = to_json(g)
     files["graph/graph.graphml"] = to_graphml(g)
     files["graph/graph-view.json"] = view_json(g)
     return dict(sorted(files.items()))
+
+
+CELL_GROUPS = (("features", "Features"), ("backends", "Hardware backends"), ("formats", "Weight formats"), ("api", "API surface"))
+
+
+def _cell(page: Page, cell: Any) -> dict:
+    s = page.atlas.sources[cell["source"]]
+    return {"status": cell["status"], "note": cell.get("note", ""), "title": f"Source: {s.title}",
+            "href": page.to(f"sources/{s.id}.md")}
+
+
+def _groups(page: Page, engines: list[Entry], keep_empty_engines: bool = False) -> list[dict]:
+    out = []
+    for key, title in CELL_GROUPS:
+        ids = sorted({k for e in engines for k in (e.get(key) or {})}, key=lambda i: page.atlas.entries[i].title.casefold())
+        if not ids:
+            continue
+        cols = engines if keep_empty_engines else [e for e in engines if e.get(key)]
+        rows = [{"id": i, "cells": [_cell(page, (e.get(key) or {})[i]) if i in (e.get(key) or {}) else None for e in cols]}
+                for i in ids]
+        out.append({"key": key, "title": title, "engines": cols, "rows": rows})
+    return out
+
+
+def _comparison_pages(atlas: Atlas) -> dict[str, str]:
+    out: dict[str, str] = {}
+    pairs = []
+    for a, b, summary in atlas.comparisons:
+        pid = f"{a}-vs-{b}"
+        src = f"engines/compare/{pid}.md"
+        page = Page(atlas, src)
+        ea, eb = atlas.entries[a], atlas.entries[b]
+        disputes = [(ea, d) for d in ea.disputes] + [(eb, d) for d in eb.disputes]
+        text = _env().get_template("pair.md.j2").render(page=page, a=ea, b=eb, summary=page.md(summary),
+                                                      groups=_groups(page, [ea, eb], keep_empty_engines=True),
+                                                      disputes=disputes)
+        text += _env().get_template("sources_list.md.j2").render(page=page, sources=[atlas.sources[s] for s in page.sources])
+        out[src] = front_matter(title=f"{ea.title} vs {eb.title}", description=f"{ea.title} and {eb.title} side by side, with sources.") + text
+        pairs.append({"id": pid, "a": ea, "b": eb})
+    page = Page(atlas, "engines/compare/index.md")
+    engines = atlas.of_kind("engine")
+    text = _env().get_template("matrix.md.j2").render(page=page, groups=_groups(page, engines), pairs=pairs)
+    out["engines/compare/index.md"] = front_matter(title="Engine comparison matrix", atlas_nolink=True,
+                                                   description="Which engine supports which feature, backend, format and API, with a source for every cell.") + text
+    return out
 
 
 def calculator_data(atlas: Atlas) -> dict:

@@ -150,7 +150,10 @@ def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | 
         return None, [Finding(path, m.line + 1, m.column + 1, exc.message)]
     except RecursionError:
         return None, [Finding(path, 1, 1, "YAML nesting is too deep")]
-    if not isinstance(doc.data, dict):
+    if kind == "comparisons":
+        if not isinstance(doc.data, list):
+            return None, [Finding(path, 1, 1, "comparisons.yaml must be a list of {a, b, summary} items")]
+    elif not isinstance(doc.data, dict):
         return None, [Finding(path, 1, 1, f"top level must be a mapping of keys to values, not a {type(doc.data).__name__}")]
     return doc, []
 
@@ -185,6 +188,8 @@ def entry_files(root: Path) -> list[tuple[Path, str]]:
         files += [(p, "sources") for p in sorted((glossary / "sources").iterdir()) if p.is_file() or p.is_symlink()]
     if (glossary / "categories.yaml").exists():
         files.append((glossary / "categories.yaml", "categories"))
+    if (glossary / "comparisons.yaml").exists():
+        files.append((glossary / "comparisons.yaml", "comparisons"))
     if (root / "graph" / "relations.yaml").exists():
         files.append((root / "graph" / "relations.yaml", "relations"))
     return files

@@ -103,6 +103,7 @@ class Atlas:
     sources: Mapping[str, Source]
     categories: Mapping[str, Category]
     relation_types: Mapping[str, RelationType]
+    comparisons: tuple[tuple[str, str, str], ...] = ()  # (engine a, engine b, summary)
 
     def of_kind(self, kind: str) -> list[Entry]:
         return sorted((e for e in self.entries.values() if e.kind == kind), key=lambda e: e.title.casefold())
@@ -153,6 +154,7 @@ def build_model(docs: list[Document]) -> Atlas:
     sources: dict[str, Source] = {}
     categories: dict[str, Category] = {}
     relation_types: dict[str, RelationType] = {}
+    comparisons: list[tuple[str, str, str]] = []
     for doc in docs:
         if doc.kind == "sources":
             for sid, s in doc.data.items():
@@ -160,6 +162,8 @@ def build_model(docs: list[Document]) -> Atlas:
         elif doc.kind == "categories":
             for cid, c in doc.data.items():
                 categories[cid] = Category(id=cid, title=c["title"], short=" ".join(c["short"].split()), body=c.get("body", ""))
+        elif doc.kind == "comparisons":
+            comparisons += [(c["a"], c["b"], " ".join(c["summary"].split())) for c in doc.data]
         elif doc.kind == "relations":
             for name, r in doc.data["relations"].items():
                 relation_types[name] = RelationType(
@@ -174,4 +178,5 @@ def build_model(docs: list[Document]) -> Atlas:
         sources=MappingProxyType(dict(sorted(sources.items()))),
         categories=MappingProxyType(categories),
         relation_types=MappingProxyType(relation_types),
+        comparisons=tuple(comparisons),
     )

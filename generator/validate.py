@@ -25,7 +25,7 @@ WIKILINK_RE = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
 CITE_RE = re.compile(r"\[@([^\]\s]+)\]")
 BAD_URL_RE = re.compile(r"\]\(\s*(?:javascript|vbscript|data):", re.IGNORECASE)
 SCHEMA_FOR = {"term": "term", "engine": "engine", "hardware": "hardware", "model": "model", "guide": "guide",
-              "sources": "source", "categories": "category", "relations": "relations"}
+              "sources": "source", "categories": "category", "relations": "relations", "comparisons": "comparison"}
 CELL_GROUPS = ("features", "backends", "formats", "api")
 SHORT_LIMIT = 200
 
@@ -382,6 +382,28 @@ def check_guide(doc: Document, index: _Index) -> list[Finding]:
     return out
 
 
+def check_comparisons(doc: Document, index: _Index) -> list[Finding]:
+    out: list[Finding] = []
+    for i, item in enumerate(doc.data):
+        if not isinstance(item, dict):
+            continue
+        for side in ("a", "b"):
+            eid = item.get(side)
+            problem = _ref(doc, (i, side), eid, index, "engine")
+            if problem:
+                out.append(problem)
+            elif isinstance(eid, str) and index.kind_of(eid) != "engine":
+                line, col = doc.loc(i, side)
+                out.append(Finding(doc.path, line, col, f"'{eid}' is a {index.kind_of(eid)}; comparisons join two engines"))
+        summary = item.get("summary")
+        if isinstance(summary, str):
+            for m in CITE_RE.finditer(summary):
+                if m.group(1) not in index.sources:
+                    line, col = doc.text_loc((i, "summary"), m.start(), summary)
+                    out.append(Finding(doc.path, line, col, f"citation [@{m.group(1)}] names an unknown source{did_you_mean(m.group(1), index.sources)}"))
+    return out
+
+
 def check_aliases(index: _Index) -> list[Finding]:
     """A title or alias names exactly one entry; otherwise links and search are ambiguous."""
     owner: dict[str, tuple[str, Document, tuple]] = {}
@@ -418,6 +440,9 @@ def validate(docs: list[Document]) -> list[Finding]:
     for doc in index.entries.values():
         out += check_entry(doc, index)
     out += check_aliases(index)
+    for doc in docs:
+        if doc.kind == "comparisons":
+            out += check_comparisons(doc, index)
     former: dict[str, Document] = {}
     for doc in index.entries.values():
         for i, old in enumerate(_list(doc.data, "former_ids")):
