@@ -137,10 +137,11 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry) -> str:
     return fm + text
 
 
-def _safe_json(value: Any) -> str:
-    """JSON that can sit inside <script>: no '<', '>' or '&' survives unescaped."""
-    text = json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+def _data_attr(value: Any) -> str:
+    """JSON for a data-* attribute, HTML-escaped. Not a <script type=application/json>:
+    Material's instant navigation re-creates script elements in swapped content and runs
+    them as JavaScript."""
+    return esc(json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
 
 
 def _mermaid_label(text: str) -> str:
@@ -176,7 +177,7 @@ def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
     site_href = lambda i: "../../" + atlas.entries[i].url.strip("/") + "/"  # noqa: E731
     data = guide_data(atlas, e, site_href)
     return _env().get_template("guide.md.j2").render(
-        e=e, page=page, body=body, questions=e.get("questions"), data_json=_safe_json(data),
+        e=e, page=page, body=body, questions=e.get("questions"), data_attr=_data_attr(data),
         mermaid=_mermaid(atlas, e, site_href))
 
 
@@ -398,7 +399,7 @@ def _calculator_page(atlas: Atlas) -> str:
     from .calc import OVERHEAD_FRACTION
 
     page = Page(atlas, "calculator.md")
-    text = _env().get_template("calculator.md.j2").render(page=page, data_json=_safe_json(calculator_data(atlas)),
+    text = _env().get_template("calculator.md.j2").render(page=page, data_attr=_data_attr(calculator_data(atlas)),
                                                           overhead=OVERHEAD_FRACTION)
     return front_matter(title="Memory and speed calculator", atlas_nolink=True,
                         description="Will a model fit on a device, and how fast can it decode? Computed from sourced figures.") + text

@@ -126,8 +126,8 @@ LOCAL_GRAPH_LIMIT = 16
 
 
 def local_graph(g: nx.MultiDiGraph, entry_id: str) -> list[tuple[str, str, bool]]:
-    """The entry's direct neighbours as (id, relation, outgoing), typed relations before
-    prose mentions, then by title; capped at LOCAL_GRAPH_LIMIT."""
+    """The entry's direct neighbours as (id, relation, outgoing): typed relations before
+    prose mentions, then the most connected first; capped at LOCAL_GRAPH_LIMIT."""
     seen: dict[str, tuple[str, str, bool]] = {}
     for _, target, rel in g.out_edges(entry_id, keys=True):
         if target not in seen or seen[target][1] == "mentions":
@@ -135,7 +135,7 @@ def local_graph(g: nx.MultiDiGraph, entry_id: str) -> list[tuple[str, str, bool]
     for source, _, rel in g.in_edges(entry_id, keys=True):
         if source not in seen or (seen[source][1] == "mentions" and rel != "mentions"):
             seen[source] = (source, rel, False)
-    items = sorted(seen.values(), key=lambda t: (t[1] == "mentions", g.nodes[t[0]]["title"].casefold()))
+    items = sorted(seen.values(), key=lambda t: (t[1] == "mentions", -g.degree(t[0]), g.nodes[t[0]]["title"].casefold()))
     return items[:LOCAL_GRAPH_LIMIT]
 
 

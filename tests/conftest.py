@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import http.server
 import os
 import shutil
+import threading
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +47,40 @@ def site(tmp_path_factory) -> Path:
     result = mkdocs_build(REPO, out)
     assert result.returncode == 0, result.stderr[-5000:]
     return out
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync"]
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+class serve:
+    """Serve a built site on a loopback port for the duration of a `with` block."""
+
+    def __init__(self, directory: Path):
+        handler = functools.partial(QuietHandler, directory=str(directory))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+
+    def __enter__(self) -> str:
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{self.httpd.server_port}"
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Debian Chromium for the whole session, driven by Playwright."""
+    from playwright.sync_api import sync_playwright
+
+    assert Path(CHROMIUM).exists(), "Debian's chromium is required (make test installs it)"
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()

@@ -1,41 +1,17 @@
 """Real Chromium (Debian's /usr/bin/chromium, driven by Playwright) against the built site
 served on loopback: what a reader's browser loads and sees."""
 
-import functools
-import http.server
-import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
-from playwright.sync_api import sync_playwright
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync"]
-
-
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
+from conftest import serve
 
 @pytest.fixture(scope="session")
 def server(site: Path):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_port}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="session")
-def browser():
-    assert Path(CHROMIUM).exists(), "Debian's chromium is required (make test installs it)"
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
+    with serve(site) as url:
+        yield url
 
 
 @pytest.fixture
@@ -66,3 +42,80 @@ def test_entry_page_links_lead_to_other_entries(tab, server):
     tab.locator("article a[href*='paged-attention']").first.click()
     tab.wait_for_url("**/glossary/paged-attention/")
     assert tab.locator("article h1").first.inner_text().startswith("PagedAttention")
+
+
+def test_guide_walk_share_reload_and_back(tab, server):
+    tab.goto(server + "/guides/choose-an-engine/", wait_until="networkidle")
+    guide = tab.locator("#atlas-guide")
+    assert "Who will use the model?" in guide.inner_text()
+    # Keyboard: focus the option and press Enter.
+    tab.locator(".atlas-guide__option[data-option='just-me']").focus()
+    tab.keyboard.press("Enter")
+    assert "Where will the model run?" in guide.inner_text()
+    tab.locator(".atlas-guide__option[data-option='rtx']").click()
+    tab.locator(".atlas-guide__option[data-option='two-to-four']").click()
+    answer = guide.inner_text()
+    assert "Our answer" in answer and "ExLlamaV3" in answer and "Why this answer" in answer
+    assert "Sources disagree" in answer
+    shared = tab.url
+    assert "answers=just-me,rtx,two-to-four" in shared
+    tab.goto(shared, wait_until="networkidle")  # a reader opening the shared link
+    assert tab.locator("#atlas-guide").inner_text() == answer
+    tab.locator(".atlas-guide__back").click()
+    assert "How many RTX cards?" in tab.locator("#atlas-guide").inner_text()
+    assert "answers=just-me,rtx" in tab.url and "two-to-four" not in tab.url
+
+
+def test_guide_flowchart_renders_from_the_vendored_mermaid(tab, server):
+    requested = []
+    tab.on("request", lambda r: requested.append(r.url))
+    tab.goto(server + "/guides/choose-an-engine/", wait_until="networkidle")
+    # Material renders the diagram into a closed shadow root on a div.mermaid that replaces
+    # the <pre>; a rendered flowchart has real height.
+    diagram = tab.locator("div.mermaid").first
+    diagram.wait_for(timeout=15_000)
+    tab.wait_for_function("document.querySelector('div.mermaid').getBoundingClientRect().height > 200", timeout=15_000)
+    assert any(u.endswith("/assets/vendor/mermaid/mermaid.min.js") for u in requested)
+    assert all(urlparse(u).hostname == "127.0.0.1" for u in requested if not u.startswith("data:"))
+
+
+def test_pages_without_diagrams_do_not_load_mermaid(tab, server):
+    requested = []
+    tab.on("request", lambda r: requested.append(r.url))
+    tab.goto(server + "/glossary/kv-cache/", wait_until="networkidle")
+    assert not any("mermaid.min.js" in u for u in requested)
+
+
+def test_local_graph_shows_the_neighbours(tab, server):
+    tab.goto(server + "/engines/vllm/", wait_until="networkidle")
+    nodes = tab.locator(".atlas-local .atlas-local__node[href]")
+    assert nodes.count() >= 5
+    hrefs = [nodes.nth(i).get_attribute("href") for i in range(nodes.count())]
+    assert any("paged-attention" in h for h in hrefs)
+    nodes.first.click()
+    tab.wait_for_load_state("networkidle")
+    assert "/engines/vllm/" not in tab.url
+
+
+def test_graph_page_click_opens_the_entry_and_search_focuses(tab, server):
+    tab.goto(server + "/graph/", wait_until="networkidle")
+    canvas = tab.locator("canvas.atlas-graph__canvas")
+    canvas.wait_for()
+    # Find vLLM: the view centres on it, so a click at the canvas centre opens it.
+    tab.fill(".atlas-graph__search", "vLLM")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    tab.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tab.wait_for_url("**/engines/vllm/")
+    assert tab.locator("article h1").first.inner_text().startswith("vLLM")
+
+
+def test_graph_page_finds_a_typed_path(tab, server):
+    tab.goto(server + "/graph/", wait_until="networkidle")
+    tab.fill(".atlas-path__from", "vLLM")
+    tab.fill(".atlas-path__to", "Memory bandwidth")
+    tab.click(".atlas-path__go")
+    steps = tab.locator(".atlas-path__steps li")
+    assert steps.count() >= 2
+    assert steps.first.inner_text() == "vLLM"
+    assert steps.last.inner_text().endswith("Memory bandwidth")

@@ -1,33 +1,21 @@
 """The calculator page in Chromium: same numbers as the Python calculator, clear messages
 for bad input, and the state kept in the URL."""
 
-import functools
-import http.server
-import threading
-
 import pytest
-from playwright.sync_api import sync_playwright
 
 import minikb
-from test_browser import _Quiet as QuietHandler
-from conftest import mkdocs_build
+from conftest import mkdocs_build, serve
 from generator.calc import device_spec, estimate, model_spec
 from generator.pipeline import load_atlas
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(tmp_path_factory, browser):
     root = minikb.write(tmp_path_factory.mktemp("calc") / "repo")
     site = root / "site"
     assert mkdocs_build(root, site).returncode == 0
-    handler = functools.partial(QuietHandler, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
-        yield root, f"http://127.0.0.1:{httpd.server_port}", browser
-        browser.close()
-    httpd.shutdown()
+    with serve(site) as url:
+        yield root, url, browser
 
 
 def test_page_numbers_match_the_python_calculator(served):

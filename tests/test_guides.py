@@ -104,9 +104,9 @@ def test_broken_guide_reports_cycle_dead_end_unreachable_and_unknown_entry(kb):
     out = [str(f) for f in validate(docs) if f.path.endswith("broken.yaml")]
     p = "glossary/guides/broken.yaml"
     assert f"{p}:13:15: option 'b' leads to unknown question 'nowhere'" in out
-    assert f"{p}:18:15: guide loops back: first -> second -> first; every path must end in a recommendation" in out
+    assert f"{p}:19:15: guide loops back: first -> second -> first; every path must end in a recommendation" in out
     assert any(o.startswith(f"{p}:23:20: unknown entry 'no-such-engine'") for o in out)
-    assert f"{p}:25:3: question 'orphan' cannot be reached from the start question 'first'" in out
+    assert f"{p}:26:3: question 'orphan' cannot be reached from the start question 'first'" in out
 
 
 def test_option_with_neither_next_nor_recommend_is_an_error(kb):
@@ -151,7 +151,7 @@ def test_recommend_asks_questions_when_run_interactively():
         os.chdir(REPO)
         os.execv(ATLAS, [ATLAS, "recommend", "choose-an-engine"])
     out = b""
-    answers = iter([b"1\n", b"4\n", b"2\n"])  # just me -> RTX PC -> two to four cards
+    answers = iter([b"1\n", b"3\n", b"2\n"])  # just me -> RTX PC -> two to four cards
     while True:
         ready, _, _ = select.select([fd], [], [], 20)
         if not ready:

@@ -1,34 +1,19 @@
 """Reading in Chromium: hover cards on linked terms, keyboard access, and search by alias."""
 
-import functools
-import http.server
-import threading
-
 import pytest
-from playwright.sync_api import expect, sync_playwright
+from playwright.sync_api import expect
 
 import minikb
-from conftest import mkdocs_build
-
-
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
+from conftest import mkdocs_build, serve
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
+def served(tmp_path_factory, browser):
     root = minikb.write(tmp_path_factory.mktemp("read") / "repo")
     site = root / "site"
     assert mkdocs_build(root, site).returncode == 0
-    handler = functools.partial(Quiet, directory=str(site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox", "--disable-gpu"])
-        yield f"http://127.0.0.1:{httpd.server_port}", browser
-        browser.close()
-    httpd.shutdown()
+    with serve(site) as url:
+        yield url, browser
 
 
 def test_hovering_a_term_shows_its_card(served):

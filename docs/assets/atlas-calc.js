@@ -55,10 +55,10 @@
   function fmt(x, digits) { return x.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }); }
 
   function mount() {
-    var root = document.getElementById("atlas-calc"), dataEl = document.getElementById("atlas-calc-data");
-    if (!root || !dataEl || root.dataset.mounted) return;
+    var root = document.getElementById("atlas-calc");
+    if (!root || !root.dataset.calc || root.dataset.mounted) return;
     root.dataset.mounted = "1";
-    var data = JSON.parse(dataEl.textContent);
+    var data = JSON.parse(root.dataset.calc);
     var q = new URLSearchParams(location.search);
     function field(label, input) { return el("label", { class: "atlas-calc__field" }, [el("span", { text: label }), input]); }
     var model = el("select", { id: "calc-model" });

@@ -1,7 +1,7 @@
 /* Inference Atlas decision guides: one question at a time, a back button, the answer with
  * "why this answer" (the path taken and the sources behind each step), alternatives, and
  * the state in the URL (?answers=a,b,c) so a result can be shared and reloaded. Reads the
- * guide from the JSON the generator embeds in the page; needs no server. Every text is set
+ * guide from the JSON the generator puts in the widget's data-guide attribute; needs no server. Every text is set
  * with textContent: guide data is never treated as markup. */
 (function () {
   "use strict";
@@ -24,8 +24,8 @@
 
   function writeAnswers(answers, push) {
     var url = new URL(location.href);
-    if (answers.length) url.searchParams.set("answers", answers.join(","));
-    else url.searchParams.delete("answers");
+    // Built by hand so the commas stay readable in a shared link (?answers=a,b,c).
+    url.search = answers.length ? "?answers=" + answers.map(encodeURIComponent).join(",") : "";
     url.hash = "walk";
     history[push ? "pushState" : "replaceState"]({ atlasAnswers: answers }, "", url.href);
   }
@@ -131,10 +131,9 @@
 
   function mount() {
     var root = document.getElementById("atlas-guide");
-    var data = document.getElementById("atlas-guide-data");
-    if (!root || !data || root.dataset.mounted) return;
+    if (!root || !root.dataset.guide || root.dataset.mounted) return;
     root.dataset.mounted = "1";
-    var guide = JSON.parse(data.textContent);
+    var guide = JSON.parse(root.dataset.guide);
     render(root, guide, readAnswers());
     window.addEventListener("popstate", function () {
       if (document.getElementById("atlas-guide") === root) render(root, guide, readAnswers());
