@@ -122,6 +122,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry) -> str:
         e=e, page=page, body=body, atlas=atlas, category=cat,
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
         related=related(g, atlas, e.id), backlinks=backlinks(g, e.id), local_svg=_local_svg(atlas, g, e),
+        fit=_fit_table(atlas, page, e),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
     )
@@ -368,6 +369,60 @@ def _comparison_pages(atlas: Atlas) -> dict[str, str]:
     return out
 
 
+PER_DEVICE_EXCLUDED = ("cluster", "family")
+"""Racks and product families: their figures are totals or ranges, not one device's."""
+
+FIT_LIMIT = 16
+"""At most this many rows in a model's or device's fit table, so pages stay bounded."""
+
+
+def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
+    """16-, 8- and 4-bit columns, named after sourced formats where the entries give them."""
+    from .calc import formats
+
+    known = formats(atlas)
+    out = []
+    for names, bits, fallback in ((("fp16", "bf16"), 16.0, "16-bit"), (("fp8", "int8"), 8.0, "8-bit"),
+                                  (("nvfp4", "mxfp4", "int4"), 4.5, "4.5-bit")):
+        hit = next(((known[n][1], known[n][0]) for n in names if n in known), None)
+        out.append(hit or (fallback, bits))
+    return out
+
+
+def _fit_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
+    """'What fits where' for a model page (over devices) or a device page (over models):
+    4,096 tokens, one sequence, 16-bit KV cache."""
+    from .calc import CalcError, device_spec, estimate, model_spec
+
+    if e.kind not in ("model", "hardware"):
+        return None
+    precisions = _fit_precisions(atlas)
+    rows = []
+    if e.kind == "model":
+        m = model_spec(e)
+        others = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
+        others.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
+        pairs = [(d, m, device_spec(d)) for d in others[:FIT_LIMIT]]
+    else:
+        d = device_spec(e)
+        if not d.memory_gb or e.get("class") in PER_DEVICE_EXCLUDED:
+            return None
+        pairs = [(x, model_spec(x), d) for x in atlas.of_kind("model")[:FIT_LIMIT]]
+    for other, m, d in pairs:
+        cells = []
+        try:
+            for _label, bits in precisions:
+                est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
+                cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps})
+        except CalcError:
+            continue
+        rows.append({"link": page.link(other.id), "cells": cells})
+    if not rows:
+        return None
+    return {"precisions": [p[0] for p in precisions], "rows": rows,
+            "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model"}
+
+
 def calculator_data(atlas: Atlas) -> dict:
     """What the calculator page needs: model and device figures, and formats' bits."""
     from .calc import OVERHEAD_FRACTION, device_spec, formats, model_spec
@@ -383,7 +438,7 @@ def calculator_data(atlas: Atlas) -> dict:
     devices = []
     for e in atlas.of_kind("hardware"):
         d = device_spec(e)
-        if d.memory_gb or d.bandwidth_gbs:
+        if (d.memory_gb or d.bandwidth_gbs) and e.get("class") not in PER_DEVICE_EXCLUDED:
             devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
                             "tflops": d.tflops, "url": "../" + e.url.strip("/") + "/"})
     seen, fmts = set(), []
