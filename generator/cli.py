@@ -241,7 +241,7 @@ def cmd_fit(args) -> int:
         model = model_spec(pick(atlas, args.model, "model"))
         bits, label = bits_for(atlas, args.format, args.bits)
         devices = [pick(atlas, d, "hardware") for d in args.device] if args.device else [
-            e for e in atlas.of_kind("hardware") if (e.get("specs") or {}).get("memory_gb")]
+            e for e in atlas.of_kind("hardware") if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
         rows = [(d, estimate(model, device_spec(d), bits, args.context, args.concurrency, args.kv_bits, args.overhead))
                 for d in devices]
     except CalcError as exc:
