@@ -66,9 +66,26 @@ def cmd_check(args) -> int:
         else:
             print(exc.report(), file=sys.stderr)
         return EXIT_BAD_INPUT
+    from .graph import build_graph
+    from .pipeline import graph_findings, mentions
+
+    root = Path(args.root) if args.root else find_root()
+    found = graph_findings(root, atlas, build_graph(atlas, mentions(atlas)))
+    errors = [f for f in found if f.severity == "error"]
+    warnings = [f for f in found if f.severity != "error"]
+    if errors:
+        if args.json:
+            _print_json({"ok": False, "errors": [f.as_dict() for f in errors], "warnings": [f.as_dict() for f in warnings]})
+        else:
+            print(AtlasError(errors).report(), file=sys.stderr)
+        return EXIT_BAD_INPUT
     counts = {k: len(atlas.of_kind(k)) for k in ("term", "engine", "hardware", "model", "guide")}
+    if not args.json:
+        for w in warnings:
+            print(f"warning: {w}", file=sys.stderr)
     if args.json:
-        _print_json({"ok": True, "errors": [], "counts": counts, "sources": len(atlas.sources)})
+        _print_json({"ok": True, "errors": [], "warnings": [w.as_dict() for w in warnings], "counts": counts,
+                     "sources": len(atlas.sources)})
     else:
         parts = ", ".join(f"{n} {k}{'s' if n != 1 and k != 'hardware' else ''}" for k, n in counts.items())
         print(f"ok: {parts}, {len(atlas.sources)} sources")

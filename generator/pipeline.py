@@ -44,13 +44,43 @@ def mentions(atlas: Atlas) -> dict[str, list[str]]:
     return out
 
 
+def graph_findings(root: Path, atlas: Atlas, g) -> list:
+    """What the graph shows authors: orphans (errors unless allowed with a reason in
+    graph/allowed.yaml) and entries reached only through prose mentions (warnings)."""
+    import yaml
+
+    from .findings import Finding
+    from .graph import mention_only, orphans
+
+    allowed_file = Path(root) / "graph" / "allowed.yaml"
+    allowed = {}
+    if allowed_file.exists():
+        allowed = (yaml.safe_load(allowed_file.read_text(encoding="utf-8")) or {}).get("orphans") or {}
+    out = []
+    for eid in orphans(g):
+        if eid not in allowed:
+            e = atlas.entries[eid]
+            out.append(Finding(e.path, 1, 1, f"'{eid}' has no relation and nothing links to it; add a relation, "
+                               f"or list it under orphans in graph/allowed.yaml with a reason"))
+    for eid in mention_only(g):
+        e = atlas.entries[eid]
+        out.append(Finding(e.path, 1, 1, f"'{eid}' is reached only through mentions in prose; consider a typed relation",
+                           severity="warning"))
+    return out
+
+
 def build(root: Path) -> tuple[Atlas, dict[str, str]]:
     """The model and every generated file: load, validate, model, graph, emit."""
     from .emit import emit
+    from .findings import AtlasError
     from .graph import build_graph
 
     atlas = load_atlas(root)
-    return atlas, emit(atlas, build_graph(atlas, mentions(atlas)))
+    g = build_graph(atlas, mentions(atlas))
+    errors = [f for f in graph_findings(root, atlas, g) if f.severity == "error"]
+    if errors:
+        raise AtlasError(errors)
+    return atlas, emit(atlas, g)
 
 
 def build_site_files(root: Path) -> dict[str, str]:

@@ -69,3 +69,18 @@ def test_markdown_command_writes_the_generated_pages(tmp_path):
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "out/glossary/kv-cache.md").read_text()
     assert text.startswith("---\n") and "\n# KV cache\n" in text
+
+
+def test_orphans_fail_check_unless_allowed_with_a_reason(tmp_path):
+    import minikb
+
+    root = minikb.write(tmp_path / "repo")
+    (root / "glossary/terms/lonely.yaml").write_text(
+        "title: Lonely\ncategory: runtime\nshort: An entry with no relation that nothing links to at all.\n"
+        "body: Nothing here.\nsources: [src-a]\n")
+    r = run([ATLAS, "--root", str(root), "check"], cwd=root)
+    assert r.returncode == 2
+    assert "glossary/terms/lonely.yaml:1:1: 'lonely' has no relation and nothing links to it" in r.stderr
+    (root / "graph/allowed.yaml").write_text("orphans:\n  lonely: kept as an example of an orphan\n")
+    r = run([ATLAS, "--root", str(root), "check"], cwd=root)
+    assert r.returncode == 0, r.stderr
