@@ -42,7 +42,8 @@ def write(root: Path, payload: str = "") -> Path:
     dump(g / "terms" / "kv-cache.yaml", {
         "title": "KV cache", "aliases": ["KV-cache"], "category": "memory",
         "short": "Stored keys and values of processed tokens, reused by every decode step.",
-        "body": "The cache grows with context; decode reads it every step [@src-b].", "sources": ["src-b"],
+        "body": "The cache grows with context and is usually stored in FP16; decode reads it every step [@src-b].",
+        "sources": ["src-b"],
     })
     dump(g / "terms" / "fp16.yaml", {
         "title": "FP16", "aliases": ["half precision"], "category": "weights",
@@ -64,7 +65,7 @@ def write(root: Path, payload: str = "") -> Path:
     })
     dump(g / "models" / "model-z.yaml", {
         "title": f"Model Z{p}", "developer": f"Lab{p}", "short": f"A test model with the figures memory math needs.{p}",
-        "body": f"Body.{p}", "sources": ["src-a"],
+        "body": f"Body.{p}", "sources": ["src-a"], "relations": {"has_feature": ["kv-cache"]},
         "specs": {"params_total_b": {"value": 8, "source": "src-a"}, "layers": {"value": 32, "source": "src-a"},
                   "kv_heads": {"value": 8, "source": "src-a"}, "head_dim": {"value": 128, "source": "src-a"},
                   "attention": {"value": "gqa", "source": "src-a"}},
