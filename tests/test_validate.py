@@ -123,3 +123,14 @@ def test_every_error_is_collected_before_failing_once(kb):
     assert "glossary/terms/a-broken.yaml:2:11: unknown category 'runtim' — did you mean 'runtime'?; categories are listed in glossary/categories.yaml" in lines
     assert "glossary/terms/b-broken.yaml:1:1: unknown key 'titel' — did you mean 'title'?" in lines
     assert "glossary/terms/b-broken.yaml:1:1: missing required field 'title'" in lines
+
+
+def test_ten_thousand_character_title_is_refused(kb):
+    out = findings_for(kb, GOOD.replace("title: Test entry", "title: " + "T" * 10_000))
+    assert out == [f"{PATH}:1:8: 'title' is 10000 characters; at most 120 allowed"]
+
+
+def test_script_in_a_link_url_is_refused(kb):
+    body = "body: |\n  Click [here](javascript:alert(1)).\n"
+    out = findings_for(kb, GOOD.replace("body: |\n  Plain body text.\n", body))
+    assert out == [f"{PATH}:5:14: links may not use javascript:, vbscript: or data: URLs"]
