@@ -84,3 +84,16 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield b
         b.close()
+
+
+@pytest.fixture(scope="module")
+def mini_site(tmp_path_factory):
+    """The small test knowledge base, built and served on loopback: (root, base URL)."""
+    import minikb
+
+    root = minikb.write(tmp_path_factory.mktemp("mini") / "repo")
+    site = root / "site"
+    result = mkdocs_build(root, site)
+    assert result.returncode == 0, result.stderr[-3000:]
+    with serve(site) as url:
+        yield root, url

@@ -3,19 +3,14 @@ for bad input, and the state kept in the URL."""
 
 import pytest
 
-import minikb
-from conftest import mkdocs_build, serve
 from generator.calc import device_spec, estimate, model_spec
 from generator.pipeline import load_atlas
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, browser):
-    root = minikb.write(tmp_path_factory.mktemp("calc") / "repo")
-    site = root / "site"
-    assert mkdocs_build(root, site).returncode == 0
-    with serve(site) as url:
-        yield root, url, browser
+def served(mini_site, browser):
+    root, url = mini_site
+    return root, url, browser
 
 
 def test_page_numbers_match_the_python_calculator(served):

@@ -3,17 +3,11 @@
 import pytest
 from playwright.sync_api import expect
 
-import minikb
-from conftest import mkdocs_build, serve
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory, browser):
-    root = minikb.write(tmp_path_factory.mktemp("read") / "repo")
-    site = root / "site"
-    assert mkdocs_build(root, site).returncode == 0
-    with serve(site) as url:
-        yield url, browser
+def served(mini_site, browser):
+    return mini_site[1], browser
 
 
 def test_hovering_a_term_shows_its_card(served):

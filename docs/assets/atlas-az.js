@@ -42,7 +42,5 @@
     });
     apply();
   }
-  if (window.document$ && window.document$.subscribe) window.document$.subscribe(mount);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
-  else mount();
+  window.Atlas.onPage(mount);
 })();

@@ -4,14 +4,7 @@
 (function () {
   "use strict";
 
-  function el(tag, attrs, kids) {
-    var n = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") n.textContent = attrs[k]; else if (k === "class") n.className = attrs[k]; else n.setAttribute(k, attrs[k]);
-    });
-    (kids || []).forEach(function (c) { if (c) n.appendChild(c); });
-    return n;
-  }
+  var el = window.Atlas.el;
 
   function kvPerToken(m, kvBits) {
     var b = kvBits / 8;
@@ -120,7 +113,5 @@
     update();
   }
 
-  if (window.document$ && window.document$.subscribe) window.document$.subscribe(mount);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
-  else mount();
+  window.Atlas.onPage(mount);
 })();

@@ -8,14 +8,7 @@
   "use strict";
   var COLOURS = { term: "#3949ab", engine: "#d84315", hardware: "#2e7d32", model: "#7b1fa2", guide: "#00838f" };
 
-  function el(tag, attrs, kids) {
-    var n = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") n.textContent = attrs[k]; else if (k === "class") n.className = attrs[k]; else n.setAttribute(k, attrs[k]);
-    });
-    (kids || []).forEach(function (c) { if (c) n.appendChild(c); });
-    return n;
-  }
+  var el = window.Atlas.el;
 
   function mount() {
     var root = document.getElementById("atlas-graph");
@@ -202,7 +195,5 @@
   function uniq(xs) { return Array.from(new Set(xs)).sort(); }
   function set(xs) { return new Set(xs); }
 
-  if (window.document$ && window.document$.subscribe) window.document$.subscribe(mount);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
-  else mount();
+  window.Atlas.onPage(mount);
 })();

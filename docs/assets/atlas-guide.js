@@ -6,16 +6,7 @@
 (function () {
   "use strict";
 
-  function el(tag, attrs, children) {
-    var node = document.createElement(tag);
-    Object.keys(attrs || {}).forEach(function (k) {
-      if (k === "text") node.textContent = attrs[k];
-      else if (k === "class") node.className = attrs[k];
-      else node.setAttribute(k, attrs[k]);
-    });
-    (children || []).forEach(function (c) { if (c) node.appendChild(c); });
-    return node;
-  }
+  var el = window.Atlas.el;
 
   function readAnswers() {
     var raw = new URLSearchParams(location.search).get("answers");
@@ -140,7 +131,5 @@
     });
   }
 
-  if (window.document$ && window.document$.subscribe) window.document$.subscribe(mount);
-  else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
-  else mount();
+  window.Atlas.onPage(mount);
 })();

@@ -4,6 +4,27 @@
  * touch screen (the second tap follows the link). Esc closes it. Without JavaScript the
  * links are ordinary links. Event delegation on the document keeps working across
  * Material's instant navigation, which swaps page content without reloading scripts. */
+/* Shared by the other atlas-*.js files, which load after this one. */
+window.Atlas = {
+  /* Build an element; text is always set as textContent, never parsed as markup. */
+  el: function (tag, attrs, kids) {
+    var n = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") n.textContent = attrs[k];
+      else if (k === "class") n.className = attrs[k];
+      else n.setAttribute(k, attrs[k]);
+    });
+    (kids || []).forEach(function (c) { if (c) n.appendChild(c); });
+    return n;
+  },
+  /* Run `mount` on every page, including pages reached by Material's instant navigation. */
+  onPage: function (mount) {
+    if (window.document$ && window.document$.subscribe) window.document$.subscribe(mount);
+    else if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", mount);
+    else mount();
+  }
+};
+
 (function () {
   "use strict";
   var card = null, current = null, hideTimer = null, tappedOnce = null;
