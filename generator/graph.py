@@ -9,14 +9,13 @@ so the same relation between the same pair is stored once.
 from __future__ import annotations
 
 import json
-import re
 from typing import Iterable
 
 import networkx as nx
 
-from .model import Atlas, Entry
+from .model import Atlas
+from .text import WIKILINK_RE
 
-WIKILINK_RE = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]")
 
 # Structured engine fields and the relation each supported cell stands for.
 CELL_RELATIONS = {"features": "implements", "formats": "supports_format", "backends": "runs_on", "api": "implements"}
@@ -46,7 +45,8 @@ def build_graph(atlas: Atlas, mentions: dict[str, Iterable[str]] | None = None) 
                     for rec in opt.get("recommend", ()):
                         if not g.has_edge(e.id, rec["entry"], "recommends"):
                             g.add_edge(e.id, rec["entry"], key="recommends", relation="recommends", origin="guide")
-    links = mentions if mentions is not None else {e.id: WIKILINK_RE.findall(e.body) for e in atlas.entries.values()}
+    links = mentions if mentions is not None else {
+        e.id: [m.group(1) for m in WIKILINK_RE.finditer(e.body)] for e in atlas.entries.values()}
     for source in sorted(links):
         for target in sorted(set(links[source])):
             target = target.strip()
@@ -101,24 +101,6 @@ def to_graphml(g: nx.MultiDiGraph) -> str:
 
 def to_gexf(g: nx.MultiDiGraph) -> str:
     return "\n".join(nx.generate_gexf(g)) + "\n"
-
-
-def neighbourhood(g: nx.MultiDiGraph, entry_id: str, depth: int = 1) -> set[str]:
-    """Entries within `depth` edges of `entry_id`, in either direction."""
-    seen = {entry_id}
-    frontier = {entry_id}
-    for _ in range(depth):
-        nxt: set[str] = set()
-        for n in frontier:
-            nxt.update(g.successors(n))
-            nxt.update(g.predecessors(n))
-        frontier = nxt - seen
-        seen |= frontier
-    return seen
-
-
-def entry_title(atlas: Atlas, e: Entry | str) -> str:
-    return (atlas.entries[e] if isinstance(e, str) else e).title
 
 
 LOCAL_GRAPH_LIMIT = 16

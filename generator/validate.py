@@ -19,10 +19,9 @@ from referencing import Registry, Resource
 from . import KINDS, KIND_DIRS
 from .findings import Finding, did_you_mean
 from .load import Document
+from .text import CITE_RE, WIKILINK_RE
 
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-WIKILINK_RE = re.compile(r"\[\[([^\]|]+)(?:\|([^\]]*))?\]\]")
-CITE_RE = re.compile(r"\[@([^\]\s]+)\]")
 BAD_URL_RE = re.compile(r"\]\(\s*(?:javascript|vbscript|data):", re.IGNORECASE)
 SCHEMA_FOR = {"term": "term", "engine": "engine", "hardware": "hardware", "model": "model", "guide": "guide",
               "sources": "source", "categories": "category", "relations": "relations", "comparisons": "comparison"}
