@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -70,7 +69,6 @@ def make_corpus(dest: Path, n: int, seed: int = 1) -> None:
     by_kind: dict[str, list[str]] = {}
     for eid, kind, _ in plan:
         by_kind.setdefault(kind, []).append(eid)
-    titles = {eid: title for eid, _, title in plan}
     for idx, (eid, kind, title) in enumerate(plan):
         srcs = rng.sample(source_ids, 3)
         mentioned = rng.sample(terms, min(6, len(terms)))

@@ -167,7 +167,7 @@ def cmd_graph_path(args) -> int:
             label = types[rel].label if rel in types else rel
         else:
             rel = sorted(g[b][a])[0]
-            label = (types[rel].label if types[rel].symmetric else types[rel].inverse) if rel in types else f"mentioned by"
+            label = (types[rel].label if types[rel].symmetric else types[rel].inverse) if rel in types else "mentioned by"
         steps.append({"from": a, "to": b, "relation": rel, "reads": label})
     if args.json:
         _print_json({"path": path, "steps": steps})

@@ -29,12 +29,12 @@ def load_atlas(root: Path) -> Atlas:
     return build_model(docs)
 
 
-def mentions(atlas: Atlas) -> dict[str, list[str]]:
+def mentions(atlas: Atlas, linker=None) -> dict[str, list[str]]:
     """For each entry, the entries its prose names (explicit [[links]] and plain mentions)."""
     from .link import Linker
     from .text import WIKILINK_RE, strip_markup
 
-    linker = Linker.from_atlas(atlas)
+    linker = linker or Linker.from_atlas(atlas)
     out: dict[str, list[str]] = {}
     for e in atlas.entries.values():
         found = {m.group(1).strip() for m in WIKILINK_RE.finditer(e.body)}
@@ -69,18 +69,21 @@ def graph_findings(root: Path, atlas: Atlas, g) -> list:
     return out
 
 
-def build(root: Path) -> tuple[Atlas, dict[str, str]]:
-    """The model and every generated file: load, validate, model, graph, emit."""
+def build(root: Path):
+    """The model, every generated file, and the term linker that pages are linked with:
+    load, validate, model, graph, emit. Returns (atlas, files, linker)."""
     from .emit import emit
     from .findings import AtlasError
     from .graph import build_graph
+    from .link import Linker
 
     atlas = load_atlas(root)
-    g = build_graph(atlas, mentions(atlas))
+    linker = Linker.from_atlas(atlas)
+    g = build_graph(atlas, mentions(atlas, linker))
     errors = [f for f in graph_findings(root, atlas, g) if f.severity == "error"]
     if errors:
         raise AtlasError(errors)
-    return atlas, emit(atlas, g)
+    return atlas, emit(atlas, g), linker
 
 
 def build_site_files(root: Path) -> dict[str, str]:

@@ -39,10 +39,9 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         # Runs before MkDocs cleans or writes the site directory: a knowledge base with
         # errors stops the build here, and nothing is written.
         try:
-            atlas, self.generated = build(self._root(config))
+            _, self.generated, self.linker = build(self._root(config))
         except AtlasError as exc:
             raise PluginError(exc.report()) from None
-        self.linker = Linker.from_atlas(atlas)
         return config
 
     def on_files(self, files: Files, config) -> Files:

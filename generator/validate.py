@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from . import KINDS, KIND_DIRS
+from . import KINDS
 from .findings import Finding, did_you_mean
 from .load import Document
 from .text import CITE_RE, WIKILINK_RE

@@ -10,32 +10,34 @@ def served(mini_site, browser):
     return mini_site[1], browser
 
 
-def test_hovering_a_term_shows_its_card(served):
+@pytest.fixture
+def engine_page(served):
+    """Engine X's page, whose body mentions the KV cache (auto-linked), and that term link."""
     base, browser = served
     page = browser.new_page()
     page.goto(base + "/engines/engine-x/", wait_until="networkidle")
-    term = page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
+    yield page, page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
+    page.close()
+
+
+def test_hovering_a_term_shows_its_card(engine_page):
+    page, term = engine_page
     term.hover()
     card = page.locator("#atlas-card")
     expect(card).to_be_visible()
     assert card.locator(".atlas-card__cat").inner_text() == "Memory"
     assert "Stored keys and values of processed tokens" in card.inner_text()
     assert card.locator("a.atlas-card__open").get_attribute("href").rstrip("/").endswith("/glossary/kv-cache")
-    page.close()
 
 
-def test_keyboard_focus_shows_the_card_and_escape_hides_it(served):
-    base, browser = served
-    page = browser.new_page()
-    page.goto(base + "/engines/engine-x/", wait_until="networkidle")
-    term = page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
+def test_keyboard_focus_shows_the_card_and_escape_hides_it(engine_page):
+    page, term = engine_page
     term.focus()
     card = page.locator("#atlas-card")
     expect(card).to_be_visible()
     assert term.get_attribute("aria-describedby") == "atlas-card"
     page.keyboard.press("Escape")
     expect(card).to_be_hidden()
-    page.close()
 
 
 def test_without_javascript_a_term_is_a_plain_link(served):
