@@ -19,6 +19,7 @@ from . import KIND_URLS
 from .graph import backlinks, importance, local_graph, mention_only, orphans, related, to_graphml, to_json, view_json
 from .model import Atlas, Entry, Source
 from .text import esc, relpath, render_markdown, split_code, strip_markup
+from .workers import fork_map
 
 KIND_TITLES = {"term": "Glossary", "engine": "Engines", "hardware": "Hardware", "model": "Models", "guide": "Decision guides"}
 SEARCH_BOOST = {"term": 3, "engine": 3, "hardware": 2, "model": 2, "guide": 2}
@@ -343,11 +344,16 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     rank = importance(g)
     top = max(rank.values(), default=1) or 1
     precisions = _fit_precisions(atlas)  # the same columns on every fit table of the build
-    for e in atlas.entries.values():
+
+    def entry_page(e: Entry) -> str:
         # Where several entries match a search equally well, the more central one (by
         # PageRank over the concept graph) comes first: KV cache before KV-cache-aware routing.
         boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
-        files[e.src_path] = _entry_page(atlas, g, e, boost, precisions)
+        return _entry_page(atlas, g, e, boost, precisions)
+
+    entries = list(atlas.entries.values())
+    for e, text in zip(entries, fork_map(entry_page, entries)):  # each page on its own: any core
+        files[e.src_path] = text
     for kind in KIND_TITLES:
         files[f"{KIND_URLS[kind]}/index.md"] = _index_page(atlas, kind)
     files.update(_category_pages(atlas))
@@ -358,7 +364,7 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
         _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g), mention_only=mention_only(g),
                                                   counts=_relation_counts(g))
     files["calculator.md"] = _calculator_page(atlas)
-    files.update(_comparison_pages(atlas))
+    files.update(_comparison_pages(atlas, rank))
     files["glossary.json"] = glossary_json(atlas)
     files["graph/graph.json"] = to_json(g)
     files["graph/graph.graphml"] = to_graphml(g)
@@ -388,7 +394,12 @@ def _groups(page: Page, engines: list[Entry], keep_empty_engines: bool = False) 
     return out
 
 
-def _comparison_pages(atlas: Atlas) -> dict[str, str]:
+MATRIX_LIMIT = 24
+"""At most this many engines (columns) in the comparison matrix, the most connected by
+PageRank: a matrix is read across, and its size would otherwise grow with engines × features."""
+
+
+def _comparison_pages(atlas: Atlas, rank: dict[str, float]) -> dict[str, str]:
     out: dict[str, str] = {}
     pairs = []
     for a, b, summary in atlas.comparisons:
@@ -405,7 +416,13 @@ def _comparison_pages(atlas: Atlas) -> dict[str, str]:
         pairs.append({"id": pid, "a": ea, "b": eb})
     page = Page(atlas, "engines/compare/index.md")
     engines = atlas.of_kind("engine")
-    text = _env().get_template("matrix.md.j2").render(page=page, groups=_groups(page, engines), pairs=pairs)
+    shown = engines
+    if len(engines) > MATRIX_LIMIT:  # the most connected engines, in the usual order
+        keep = set(sorted((e.id for e in engines), key=lambda i: (-rank.get(i, 0), i))[:MATRIX_LIMIT])
+        shown = [e for e in engines if e.id in keep]
+    text = _env().get_template("matrix.md.j2").render(page=page, groups=_groups(page, shown), pairs=pairs,
+                                                      shown=len(shown), total=len(engines),
+                                                      engine_index=page.to("engines/index.md"))
     out["engines/compare/index.md"] = front_matter(title="Engine comparison matrix", atlas_nolink=True,
                                                    description="Which engine supports which feature, backend, format and API, with a source for every cell.") + text
     return out

@@ -1,8 +1,9 @@
 """Term linking: find mentions of entry titles and aliases in text, in one pass.
 
 Names are indexed by their word sequence (hyphens and spaces count alike), so matching
-walks the text once and, at each word, looks up at most `longest name` word-tuples in a
-dict: the cost grows with the text, not with the size of the glossary. The longest name
+walks the text once and, at each word, extends a candidate only while some name still
+begins with the words read so far (a set of every name's word prefixes): the cost grows
+with the text, not with the size of the glossary. The longest name
 wins ("prefix caching" over "caching"). Words written with capitals inside them (TTFT,
 MoE, H100, vLLM) must match exactly; ordinary words (decode, Prefill) match in any case.
 A trailing plural -s / -es is accepted.
@@ -52,16 +53,16 @@ class Match:
 class Linker:
     def __init__(self, names: Iterable[tuple[str, Target]]):
         self.index: dict[tuple[str, ...], list[tuple[tuple[str, ...], Target]]] = {}
-        self.longest = 1
-        self.first_words: set[str] = set()
         for name, target in names:
             words = _words(name)
             if not words or (len(words) == 1 and len(words[0]) < 2):
                 continue
             key = tuple(w.casefold() for w in words)
             self.index.setdefault(key, []).append((tuple(words), target))
-            self.longest = max(self.longest, len(words))
-        self.first_words = {key[0] for key in self.index}
+        # Every proper word prefix of a name: reading on from a word is worth it only while
+        # the words so far begin some name.
+        self.prefixes: set[tuple[str, ...]] = {key[:k] for key in self.index for k in range(1, len(key))}
+        self.first_words: set[str] = {key[0] for key in self.index} | {key[0] for key in self.prefixes}
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":
@@ -78,6 +79,31 @@ class Linker:
                 return target
         return None
 
+    def _match_at(self, i: int, spans, folded, joinable) -> tuple[int, Target] | None:
+        """The longest name starting at word i, as (words used, target)."""
+        n = len(spans)
+        best = None
+        key: tuple[str, ...] = ()
+        j = i
+        while j < n:
+            key += (folded[j],)
+            target = None
+            if key in self.index:
+                target = self._accept(key, [spans[k][2] for k in range(i, j + 1)])
+            if target is None and key[-1].endswith("s"):  # a plural of the last word
+                found = [spans[k][2] for k in range(i, j + 1)]
+                for stem in _stems(key[-1]):
+                    cut = len(key[-1]) - len(stem)
+                    target = self._accept(key[:-1] + (stem,), found[:-1] + [found[-1][:-cut]])
+                    if target is not None:
+                        break
+            if target is not None:
+                best = (j - i + 1, target)
+            if key not in self.prefixes or j + 1 >= n or not joinable[j]:
+                break
+            j += 1
+        return best
+
     def find(self, text: str) -> Iterator[Match]:
         """Non-overlapping mentions in `text`, left to right, longest first at each word."""
         spans = [(m.start(), m.end(), m.group(0)) for m in WORD_RE.finditer(text)]
@@ -88,26 +114,14 @@ class Linker:
         firsts = self.first_words
         i = 0
         while i < n:
+            w = folded[i]
             hit = None
-            if folded[i] in firsts or any(st in firsts for st in _stems(folded[i])):
-                reach = 1
-                while reach < self.longest and i + reach < n and joinable[i + reach - 1]:
-                    reach += 1
-                for size in range(reach, 0, -1):
-                    found = [spans[j][2] for j in range(i, i + size)]
-                    key = tuple(folded[i:i + size])
-                    target = self._accept(key, found)
-                    for stem in _stems(key[-1]) if target is None else ():
-                        cut = len(key[-1]) - len(stem)
-                        target = self._accept(key[:-1] + (stem,), found[:-1] + [found[-1][:-cut]])
-                        if target is not None:
-                            break
-                    if target is not None:
-                        hit = Match(spans[i][0], spans[i + size - 1][1], target)
-                        i += size
-                        break
+            if w in firsts or (w[-1] == "s" and any(st in firsts for st in _stems(w))):
+                hit = self._match_at(i, spans, folded, joinable)
             if hit:
-                yield hit
+                size, target = hit
+                yield Match(spans[i][0], spans[i + size - 1][1], target)
+                i += size
             else:
                 i += 1
 

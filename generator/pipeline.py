@@ -34,14 +34,18 @@ def mentions(atlas: Atlas, linker=None) -> dict[str, list[str]]:
     from .link import Linker
     from .text import WIKILINK_RE, strip_markup
 
+    from .workers import fork_map
+
     linker = linker or Linker.from_atlas(atlas)
-    out: dict[str, list[str]] = {}
-    for e in atlas.entries.values():
+
+    def named(e) -> list[str]:
         found = {m.group(1).strip() for m in WIKILINK_RE.finditer(e.body)}
         found |= {m.target.id for m in linker.find(strip_markup(e.body))}
         found.discard(e.id)
-        out[e.id] = sorted(found)
-    return out
+        return sorted(found)
+
+    entries = list(atlas.entries.values())
+    return {e.id: ids for e, ids in zip(entries, fork_map(named, entries, min_items=2000))}
 
 
 def _allowed(root: Path) -> dict:

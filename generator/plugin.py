@@ -10,12 +10,15 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import jinja2
+
 from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
+from . import parallel, workers
 from .findings import AtlasError
 from .handwritten import expand
 from .link import Linker, link_html
@@ -26,6 +29,7 @@ log = logging.getLogger("mkdocs.plugins.atlas")
 
 class AtlasConfig(Config):
     root = c.Optional(c.Type(str))  # repository root; defaults to the folder of mkdocs.yml
+    workers = c.Type(int, default=0)  # processes that render generated pages; 0: one per core
 
 
 class AtlasPlugin(BasePlugin[AtlasConfig]):
@@ -33,9 +37,16 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.generated: dict[str, str] = {}
         self.linker: Linker | None = None
         self.atlas = None
+        self.prerendered: dict[str, parallel.Rendered] = {}
+        self.prebuilt: dict[str, tuple[str, list]] = {}
+        self.nav, self.workers = None, 1
 
     def _root(self, config) -> Path:
         return Path(self.config.root or Path(config.config_file_path).parent).resolve()
+
+    def on_startup(self, command, dirty):
+        # `mkdocs serve` runs the build beside its server threads: no forking there.
+        workers.serial_only = command == "serve"
 
     def on_config(self, config):
         # Runs before MkDocs cleans or writes the site directory: a knowledge base with
@@ -54,6 +65,54 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
             files.append(File.generated(config, path, content=text))
         return files
 
+    def on_nav(self, nav, config, files):
+        """Render the generated pages on every core before MkDocs reads them one by one
+        (see generator/parallel.py); the results are put in place page by page below."""
+        self.prerendered = {}
+        n = workers.count(self.config.workers)
+        pages = [f.page for f in (files.get_file_from_path(p) for p in self.generated) if f is not None and f.page is not None]
+        if n < 2 or len(pages) < parallel.MIN_PAGES:
+            return nav
+        others = parallel.others_listen(config, self)
+        if others:
+            log.info(f"atlas: rendering pages in one process, because {', '.join(others)} also handle page events")
+            return nav
+        self.prerendered = parallel.render_all(pages, config, files, n)
+        log.info(f"atlas: rendered {len(pages)} generated pages in {n} processes")
+        self.nav, self.workers = nav, n
+        return nav
+
+    def on_env(self, env, config, files):
+        """Every page is read and rendered: build the themed HTML of the generated pages on
+        every core too. MkDocs then renders an empty template for them, and on_post_page
+        hands it the worker's HTML to write."""
+        self.prebuilt = {}
+        if not self.prerendered:
+            return env
+        env.loader = jinja2.ChoiceLoader([env.loader, jinja2.DictLoader({parallel.PREBUILT: ""})])
+        pages = [files.get_file_from_path(p).page for p in self.prerendered]
+        self.prebuilt = parallel.build_all(pages, config, files, self.nav, env, self.workers)
+        for page in pages:
+            page.meta["template"] = parallel.PREBUILT
+        return env
+
+    def on_post_page(self, output, page, config):
+        built = self.prebuilt.pop(page.file.src_uri, None)
+        if built is None:
+            return output
+        html, logs = built
+        parallel.replay(logs)
+        return html
+
+    def on_page_read_source(self, page, config):
+        """A page the workers rendered needs no source: MkDocs gets an empty one, and its
+        render step puts the workers' results in place instead of converting Markdown."""
+        rendered = self.prerendered.get(page.file.src_uri)
+        if rendered is None:
+            return None
+        page.render = lambda config, files: parallel.restore(page, rendered, files)
+        return ""
+
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         """Expand [[id]] links and [@source] citations in handwritten pages (the build
         already refused unknown ids, in on_config)."""
@@ -66,11 +125,22 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
     def on_page_content(self, html: str, page, config, files) -> str:
         """Link the first mention of every entry on every page, handwritten or generated."""
         meta = page.meta or {}
-        if meta.get("atlas_nolink") or self.linker is None:
+        if meta.get("atlas_nolink") or self.linker is None or page.file.src_uri in self.prerendered:
             return html
         own = (meta.get("atlas") or {}).get("id")
         linked, _ = link_html(html, self.linker, page.url, skip_id=own, per_section=len(html) > 20_000)
         return linked
+
+    def on_page_context(self, context, page, config, nav):
+        """Material's search skipped the pages the workers indexed (their meta says so);
+        their entries go in here, where the search plugin would have added them."""
+        rendered = self.prerendered.get(page.file.src_uri)
+        if rendered is not None and rendered.search is not None:
+            parallel.search_plugin(config).search_index.entries.extend(rendered.search)
+        return context
+
+    def on_post_build(self, config):
+        self.prerendered, self.prebuilt, self.nav = {}, {}, None
 
     def on_serve(self, server, config, builder):
         root = self._root(config)

@@ -43,7 +43,15 @@ def split_code(text: str) -> list[tuple[bool, str]]:
 @lru_cache(maxsize=200_000)
 def relpath(target_src: str, from_src: str) -> str:
     """Relative link from one docs page to another (both docs-relative .md paths)."""
-    return posixpath.relpath(target_src, posixpath.dirname(from_src) or ".")
+    if ".." in target_src or ".." in from_src or target_src.startswith("/") or from_src.startswith("/"):
+        return posixpath.relpath(target_src, posixpath.dirname(from_src) or ".")
+    # Both are plain paths under docs/: drop the shared folders, climb out of the rest.
+    # (posixpath.relpath gets the same answer through abspath and getcwd, at 10x the cost.)
+    to, here = target_src.split("/"), from_src.split("/")[:-1]
+    common = 0
+    while common < min(len(here), len(to) - 1) and here[common] == to[common]:
+        common += 1
+    return "/".join([".."] * (len(here) - common) + to[common:])
 
 
 _SENTENCE_START = re.compile(r"(?:^|[.!?:]\s+|\n\s*\n\s*|\n\s*(?:[-*+]|\d+\.)\s+|\|\s*|#+\s+)$")

@@ -32,8 +32,11 @@ def run(cmd: list[str], cwd: Path, **kw) -> subprocess.CompletedProcess:
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600, **kw)
 
 
-def mkdocs_build(project: Path, site: Path) -> subprocess.CompletedProcess:
-    return run([str(BIN / "mkdocs"), "build", "--strict", "--site-dir", str(site)], cwd=project)
+def mkdocs_build(project: Path, site: Path, workers: int | None = None) -> subprocess.CompletedProcess:
+    """`mkdocs build --strict`; `workers` sets how many processes render the generated pages
+    (ATLAS_WORKERS), else the plugin's default, one per core."""
+    env = dict(os.environ, **({"ATLAS_WORKERS": str(workers)} if workers is not None else {}))
+    return run([str(BIN / "mkdocs"), "build", "--strict", "--site-dir", str(site)], cwd=project, env=env)
 
 
 @pytest.fixture
@@ -46,8 +49,9 @@ def kb(tmp_path: Path) -> Path:
 def site(tmp_path_factory) -> Path:
     """The real site, built once per test session with `mkdocs build --strict`."""
     out = tmp_path_factory.mktemp("site") / "site"
-    result = mkdocs_build(REPO, out)
+    result = mkdocs_build(REPO, out, workers=2)
     assert result.returncode == 0, result.stderr[-5000:]
+    assert "generated pages in 2 processes" in result.stderr  # the parallel path is the one tested
     return out
 
 

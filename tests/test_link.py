@@ -79,3 +79,22 @@ def test_bare_entry_links_read_as_part_of_the_sentence():
     assert "waits on [memory bandwidth](../glossary/memory-bandwidth.md)" in out
     assert "\n\n[Memory bandwidth](../glossary/memory-bandwidth.md) caps it" in out
     assert "on [Kubernetes](" in out and "with [vLLM](" in out and "[Time to first token](" not in out
+
+
+def test_relative_links_between_pages_match_the_standard_library():
+    """The generator's fast relative path (no abspath, no getcwd) must give the links
+    posixpath.relpath gives, for pages at every depth, siblings and look-alike folders."""
+    import itertools
+    import posixpath
+    import random
+
+    from generator.text import relpath
+
+    rng = random.Random(7)
+    names = ["glossary", "glossaryx", "engines", "compare", "a", "b", "index.md", "kv-cache.md"]
+    paths = {"index.md", "glossary/kv.md", "glossaryx/kv.md", "engines/compare/index.md"}
+    while len(paths) < 60:
+        paths.add("/".join(rng.choice(names[:6]) for _ in range(rng.randrange(0, 4))) + "/" + rng.choice(names[6:]))
+    paths = {p.lstrip("/") for p in paths}
+    for target, source in itertools.product(sorted(paths), sorted(paths)):
+        assert relpath(target, source) == posixpath.relpath(target, posixpath.dirname(source) or "."), (target, source)

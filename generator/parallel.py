@@ -1,0 +1,160 @@
+"""Render the generated pages on every core (the MkDocs adapter's one speed-up).
+
+MkDocs 1.x renders pages one after another, on one core; rendering Markdown, linking
+terms and cutting the search index into sections is most of a large build. Before MkDocs
+reads its pages, the plugin forks workers that run MkDocs's own page steps (read source,
+`page_markdown`, render, `page_content`) and Material's own search indexing on the
+generated pages, and send back what those steps leave on a page. The parent then puts the
+results in place instead of redoing the work, in the order MkDocs would have produced
+them, so the site is byte-identical to a one-process build (tested).
+
+Used only where it is safe: `fork` exists (Linux; elsewhere the build stays serial), there
+are enough pages to pay for the workers, and no other plugin has page-level events that
+would then run twice. `ATLAS_WORKERS=1` (or the plugin option `workers: 1`) turns it off.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from . import workers as workers_
+
+log = logging.getLogger("mkdocs.plugins.atlas")
+
+# Page events whose work the workers do; another plugin listening to them makes this unsafe.
+PAGE_EVENTS = ("pre_page", "page_read_source", "page_markdown", "page_content")
+PAGE_BUILD_EVENTS = ("page_context", "post_page")
+PREBUILT = "atlas-prebuilt.html"  # an empty template: the page's HTML comes from a worker
+MIN_PAGES = 64  # below this, forking costs more than it saves
+
+
+@dataclass
+class Rendered:
+    """What MkDocs's page steps leave on a page, in a form that crosses processes."""
+
+    meta: dict
+    content: str
+    toc: Any
+    title: str | None
+    anchors: set[str]
+    links_to_anchors: dict[str, dict[str, str]] | None  # target file's src_uri -> links
+    search: list[dict] | None  # Material's index entries for the page, or None if not indexed
+    logs: list[tuple[str, int, str]]  # log records the steps made, re-emitted by the parent
+
+
+def others_listen(config, own) -> list[str]:
+    """Plugins other than ours that listen to the page events the workers run (Material's
+    search may: its page_context step skips pages it is told are indexed, and its one
+    change to the page, dropping data-search-* attributes, can be made twice)."""
+    found = []
+    for event in PAGE_EVENTS + PAGE_BUILD_EVENTS:
+        for method in config.plugins.events.get(event, []):
+            owner = getattr(method, "__self__", None)
+            if owner is own or (event == "page_context" and type(owner).__name__ == "SearchPlugin"):
+                continue
+            found.append(f"{type(owner).__name__ if owner else method!r}.on_{event}")
+    return found
+
+
+def search_plugin(config):
+    """Material's search plugin, if it is on and indexing."""
+    for plugin in config.plugins.values():
+        if type(plugin).__name__ == "SearchPlugin" and hasattr(plugin, "search_index"):
+            return plugin if plugin.config.get("enabled", True) else None
+    return None
+
+
+def render_all(pages: list, config, files, workers: int) -> dict[str, Rendered]:
+    """Run MkDocs's page steps for `pages` in `workers` forked processes. Returns the
+    results by source path; a page's error is raised here, as it would be serially."""
+    from material.plugins.search.plugin import SearchIndex
+    from mkdocs.commands.build import _populate_page
+
+    search = search_plugin(config)
+    search_config = dict(search.config) if search else None
+
+    def render(page) -> Rendered:
+        capture = _Capture()
+        # The parent prints and counts (strict mode) what the workers log; here it is
+        # collected. ('mkdocs' does not propagate to the root logger.)
+        for name in ("", "mkdocs"):
+            logging.getLogger(name).handlers = [capture]
+        _populate_page(page, config, files)
+        entries = None
+        if search_config is not None:
+            index = SearchIndex(**search_config)
+            index.add_entry_from_context(page)
+            entries = index.entries
+        links = page.links_to_anchors
+        out = Rendered(
+            meta=page.meta, content=page.content, toc=page.toc, title=page._title_from_render,
+            anchors=page.present_anchor_ids or set(),
+            links_to_anchors=None if links is None else {f.src_uri: v for f, v in links.items()},
+            search=entries, logs=capture.records)
+        page.markdown = page.content = None  # the worker's copy of the page is done with
+        return out
+
+    results = workers_.fork_map(render, pages, workers=workers, min_items=MIN_PAGES)
+    return {page.file.src_uri: r for page, r in zip(pages, results)}
+
+
+def build_all(pages: list, config, files, nav, env, workers: int) -> dict[str, tuple[str, list]]:
+    """The second half of MkDocs's page work, also in forked processes: the page's
+    template context, `page_context` events, the theme template, `post_page` events.
+    Returns (HTML, log records) by source path; MkDocs writes the files."""
+    from mkdocs.commands.build import get_context
+    from mkdocs.structure.files import InclusionLevel
+
+    doc_files = files.documentation_pages(inclusion=InclusionLevel.is_included)
+
+    def build(page) -> tuple[str, list]:
+        capture = _Capture()
+        for name in ("", "mkdocs"):
+            logging.getLogger(name).handlers = [capture]
+        config._current_page = page
+        page.active = True  # as MkDocs's own page build does: the nav marks the current page
+        try:
+            context = get_context(nav, doc_files, config, page)
+            template = env.get_template(page.meta.get("template", "main.html"))
+            context = config.plugins.on_page_context(context, page=page, config=config, nav=nav)
+            output = template.render(context)
+            output = config.plugins.on_post_page(output, page=page, config=config)
+        finally:
+            page.active = False
+            config._current_page = None
+        page.content = None
+        return output, capture.records
+
+    results = workers_.fork_map(build, pages, workers=workers, min_items=MIN_PAGES)
+    return {page.file.src_uri: r for page, r in zip(pages, results)}
+
+
+def replay(logs: list[tuple[str, int, str]]) -> None:
+    for name, level, message in logs:
+        logging.getLogger(name).log(level, message)
+
+
+class _Capture(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.records: list[tuple[str, int, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.levelno >= logging.INFO:
+            self.records.append((record.name, record.levelno, record.getMessage()))
+
+
+def restore(page, rendered: Rendered, files) -> None:
+    """Put a worker's results on the parent's page, as MkDocs's own steps would have."""
+    page.meta = rendered.meta
+    if rendered.search is not None:  # indexed by the worker: Material's search skips it
+        page.meta = {**rendered.meta, "search": {**(rendered.meta.get("search") or {}), "exclude": True}}
+    page.content = rendered.content
+    page.toc = rendered.toc
+    page._title_from_render = rendered.title
+    page.present_anchor_ids = rendered.anchors
+    if rendered.links_to_anchors is not None:
+        page.links_to_anchors = {files.get_file_from_path(k): v for k, v in rendered.links_to_anchors.items()}
+    replay(rendered.logs)
