@@ -154,6 +154,7 @@ def time_stages(root: Path) -> dict[str, float]:
     from .model import build_model
     from .pipeline import mentions
     from .validate import validate
+    from .workers import fork_map
 
     out: dict[str, float] = {}
     t = time.perf_counter()
@@ -174,9 +175,10 @@ def time_stages(root: Path) -> dict[str, float]:
     files = emit(atlas, g)
     out["emit"] = time.perf_counter() - t
     linker = Linker.from_atlas(atlas)
+    entries = list(atlas.entries.values())
     t = time.perf_counter()
-    for e in atlas.entries.values():
-        link_html(f"<p>{files[e.src_path]}</p>", linker, e.url.lstrip("/"), skip_id=e.id)
+    # As in the build, where each worker links the pages it renders.
+    fork_map(lambda e: link_html(f"<p>{files[e.src_path]}</p>", linker, e.url.lstrip("/"), skip_id=e.id)[1], entries)
     out["link"] = time.perf_counter() - t
     return out
 
@@ -193,14 +195,17 @@ def measure(n: int, workdir: Path, baseline: bool = True) -> dict:
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         raise SystemExit(f"mkdocs build failed at {n} entries:\n{proc.stderr[-3000:]}")
-    peak_mb = json.loads(proc.stdout.strip().splitlines()[-1])["peak_mb"]
+    usage = json.loads(proc.stdout.strip().splitlines()[-1])
     pages = [p for p in site.rglob("*.html")]
+    biggest = max(pages, key=lambda p: p.stat().st_size)
     entry_pages = [p for p in pages if p.parent.parent.name in ("glossary", "engines", "hardware", "models")
                    and p.parent.name != "compare"]  # the comparison matrix is an index, not an entry
     largest = max(entry_pages, key=lambda p: p.stat().st_size)
     size = sum(p.stat().st_size for p in site.rglob("*") if p.is_file())
     index = site / "search" / "search_index.json"
-    result = {"entries": entries, "build_s": round(wall, 2), "peak_mb": round(peak_mb), "site_mb": round(size / 1e6, 1),
+    result = {"entries": entries, "build_s": round(wall, 2), "peak_mb": round(usage["peak_mb"]),
+              "worker_peak_mb": round(usage["worker_peak_mb"]), "site_mb": round(size / 1e6, 1),
+              "largest_page": str(biggest.relative_to(site).parent), "largest_page_kb": round(biggest.stat().st_size / 1e3, 1),
               "largest_entry_page_kb": round(largest.stat().st_size / 1e3, 1), "median_entry_page_kb":
               round(sorted(p.stat().st_size for p in entry_pages)[len(entry_pages) // 2] / 1e3, 1),
               "search_index_mb": round(index.stat().st_size / 1e6, 2), "stages_s": {k: round(v, 3) for k, v in stages.items()}}
@@ -245,30 +250,32 @@ import json, resource, sys
 from mkdocs.commands.build import build
 from mkdocs.config import load_config
 build(load_config("mkdocs.yml", strict=True, site_dir="site"))
-print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "worker_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}))
 """
 
 
 def report(results: list[dict]) -> str:
-    lines = ["| entries | build (s) | ms / entry | peak memory (MB) | site (MB) | largest entry page (KB) | median entry page (KB) | search index (MB) | generator stages share |",
-             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| entries | build (s) | ms / entry | peak memory, main / worker (MB) | site (MB) | largest entry page (KB) | median entry page (KB) | largest page (KB) | search index (MB) | generator stages share |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in results:
-        lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['ms_per_entry']} | {r['peak_mb']} | {r['site_mb']} | "
-                     f"{r['largest_entry_page_kb']} | {r['median_entry_page_kb']} | {r['search_index_mb']} | {r['stages_share']:.0%} |")
+        lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['ms_per_entry']} | {r['peak_mb']} / {r['worker_peak_mb']} | {r['site_mb']} | "
+                     f"{r['largest_entry_page_kb']} | {r['median_entry_page_kb']} | {r['largest_page_kb']} (`{r['largest_page']}`) | "
+                     f"{r['search_index_mb']} | {r['stages_share']:.0%} |")
     lines += ["", "| entries | " + " | ".join(results[0]["stages_s"]) + " |", "|---:|" + "---:|" * len(results[0]["stages_s"])]
     for r in results:
         lines.append(f"| {r['entries']:,} | " + " | ".join(f"{v:.2f} s" for v in r["stages_s"].values()) + " |")
     if all("baseline_s" in r for r in results):
-        lines += ["", "| entries | full build (s) | MkDocs + Material alone, same pages (s) | what the knowledge base adds (s) | share of the build |",
-                  "|---:|---:|---:|---:|---:|"]
+        lines += ["", "| entries | full build (s) | MkDocs + Material alone, same pages, one process (s) | full build ÷ MkDocs alone |",
+                  "|---:|---:|---:|---:|"]
         for r in results:
-            extra = r["build_s"] - r["baseline_s"]
-            lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['baseline_s']} | {extra:.2f} | {extra / r['build_s']:.0%} |")
+            lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['baseline_s']} | {r['build_s'] / r['baseline_s']:.2f} |")
     if len(results) >= 2:
         a, b = results[-2], results[-1]
         lines += ["", f"Growth from {a['entries']:,} to {b['entries']:,} entries ({b['entries'] / a['entries']:.0f}x): "
                   f"build time x{b['build_s'] / a['build_s']:.1f}, cost per entry x{b['ms_per_entry'] / a['ms_per_entry']:.2f}, "
-                  f"largest entry page x{b['largest_entry_page_kb'] / a['largest_entry_page_kb']:.2f}."]
+                  f"largest entry page x{b['largest_entry_page_kb'] / a['largest_entry_page_kb']:.2f}, "
+                  f"largest page of any kind x{b['largest_page_kb'] / a['largest_page_kb']:.2f}."]
     lines += ["", "## Against the targets", ""] + _verdicts(results)
     return "\n".join(lines)
 
@@ -280,9 +287,8 @@ def _verdicts(results: list[dict]) -> list[str]:
     ok = lambda cond: "met" if cond else "**not met**"  # noqa: E731
     line = f"- {big['entries']:,} entries build in at most 120 s: {big['build_s']} s, {ok(big['build_s'] <= 120)}."
     if "baseline_s" in big:
-        line += (f" MkDocs and Material alone take {big['baseline_s']} s to build the same pages, so the floor"
-                 f" is set by rendering one MkDocs page per entry"
-                 f"{' and the target cannot be met on this machine by any generator feeding MkDocs' if big['baseline_s'] > 120 else ''}.")
+        line += (f" MkDocs and Material alone, in their usual single process, take {big['baseline_s']} s for the same pages;"
+                 f" the build renders pages on every core (see below).")
     out.append(line)
     if len(results) >= 2:
         a, b = sorted(results, key=lambda r: r["entries"])[-2:]
@@ -290,14 +296,11 @@ def _verdicts(results: list[dict]) -> list[str]:
         out.append(f"- Cost per entry at {b['entries']:,} at most twice that at {a['entries']:,}: x{ratio:.2f}, {ok(ratio <= 2)}.")
         grow = b["largest_entry_page_kb"] / a["largest_entry_page_kb"]
         out.append(f"- Page size independent of corpus size: largest entry page x{grow:.2f} for {b['entries'] / a['entries']:.0f}x "
-                   f"the entries, {ok(grow <= 1.2)}. The search index grows with the corpus ({b['search_index_mb']} MB); "
-                   f"pages no longer download it until the reader searches.")
+                   f"the entries, {ok(grow <= 1.2)}. Index pages (the A–Z glossary, category and source lists) list every "
+                   f"entry and grow with the corpus: the largest is `{b['largest_page']}` at {b['largest_page_kb']} KB. "
+                   f"The search index grows too ({b['search_index_mb']} MB); pages do not download it until the reader searches.")
     share = big["stages_share"]
-    line = f"- Generator stages at most 10% of the build: {share:.0%} at {big['entries']:,} entries, {ok(share <= 0.10)}."
-    if "baseline_s" in big:
-        extra = (big["build_s"] - big["baseline_s"]) / big["build_s"]
-        line += f" Measured as full build minus the MkDocs-only build, the knowledge base adds {extra:.0%}."
-    out.append(line)
+    out.append(f"- Generator stages at most 10% of the build: {share:.0%} at {big['entries']:,} entries, {ok(share <= 0.10)}.")
     return out
 
 
@@ -342,11 +345,28 @@ Measured on {date}, on {machine}.
 {table}
 
 *Build* is the full `mkdocs build --strict` (Material theme, search index included). The
-generator's stages (load, validate, model, graph, emit, link) are timed separately in one
-process; their share is their sum over the build time. Each figure is one run: on this
-shared machine the same build varies by up to a third from run to run, so read the ratios
-and the comparison with the MkDocs-only build, both made in the same run, rather than
-single timings.
+generator's stages (load, validate, model, graph, emit, link) are timed separately, each
+spread over the cores as the build spreads it; their share is their sum over the build
+time. Peak memory is the main process's and the largest worker's. Each figure is one run:
+on this shared machine the same build varies by up to a third from run to run, so read the
+ratios and the comparison with the MkDocs-only build, both made in the same run, rather
+than single timings.
+
+## How the build uses the machine
+
+MkDocs renders one page after another on one core. The atlas plugin forks one worker per
+core before MkDocs reads its pages; the workers run MkDocs's own page steps on the
+generated pages (Markdown, term links, Material's search sections, then the theme
+template) and the main process puts their results in place, so MkDocs writes the same
+bytes it would have written alone. A test builds the real site both ways and compares every
+file. The generator's per-entry work (writing each entry's page, finding the terms its
+prose names) is spread the same way. `ATLAS_WORKERS=1` builds in one process.
+
+Pages whose size would grow with the corpus are bounded: an entry page shows at most 16
+neighbours on its local graph and 16 rows in its fit table, and the engine comparison
+matrix shows the 24 engines most connected to the rest of the atlas (at 1,200 synthetic
+engines the full matrix was a 64 MB page). Index pages (the A–Z glossary, each category,
+the source list) list every entry they index, so they do grow.
 
 ## Reproduce
 

@@ -440,13 +440,15 @@ def check_aliases(index: _Index) -> list[Finding]:
 
 def validate(docs: list[Document]) -> list[Finding]:
     """All findings for a loaded knowledge base (empty when it is valid)."""
+    from .workers import fork_map
+
     out: list[Finding] = []
-    for doc in docs:
-        out += check_schema(doc)
+    for found in fork_map(check_schema, docs):  # each document on its own: any core
+        out += found
     index = _Index(docs)
     out += index.duplicates
-    for doc in index.entries.values():
-        out += check_entry(doc, index)
+    for found in fork_map(lambda doc: check_entry(doc, index), list(index.entries.values())):
+        out += found
     out += check_aliases(index)
     for doc in docs:
         if doc.kind == "comparisons":

@@ -94,3 +94,20 @@ def test_a_broken_knowledge_base_fails_the_build_and_writes_nothing(tmp_path):
     assert "unknown category 'memroy' — did you mean 'memory'?" in result.stderr
     assert "unknown key 'shrot' — did you mean 'short'?" in result.stderr
     assert not site.exists()
+
+
+def test_a_warning_on_a_page_rendered_by_a_worker_still_fails_the_strict_build(tmp_path):
+    """Generated pages are rendered in forked workers; what MkDocs logs there must reach the
+    reader and count in strict mode, exactly as in a one-process build."""
+    kb = copy_repo(tmp_path / "repo")
+    entry = kb / "glossary/terms/kv-cache.yaml"
+    text = entry.read_text()
+    entry.write_text(text.replace("body: |\n", "body: |\n  See [the missing page](nowhere.md).\n\n", 1))
+    for workers in (2, 1):
+        site = tmp_path / f"site-{workers}"
+        result = mkdocs_build(kb, site, workers=workers)
+        assert result.returncode != 0
+        assert ("generated pages in 2 processes" in result.stderr) == (workers == 2)
+        assert result.stderr.count("Doc file 'glossary/kv-cache.md' contains a link 'nowhere.md', but the target "
+                                   "'glossary/nowhere.md' is not found") == 1  # reported, and once
+        assert "Aborted with 1 warnings in strict mode" in result.stdout + result.stderr

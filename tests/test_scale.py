@@ -1,0 +1,43 @@
+"""Pages stay the same size as the knowledge base grows: the generator's output for two
+synthetic corpora, four times apart in size (the benchmark measures the built HTML up to
+10,000 entries; this is the quick check that runs with every test run)."""
+
+from pathlib import Path
+
+import pytest
+
+from generator.bench import make_corpus
+from generator.pipeline import build_site_files
+
+
+@pytest.fixture(scope="module")
+def two_sizes(tmp_path_factory) -> tuple[dict[str, str], dict[str, str]]:
+    work = tmp_path_factory.mktemp("scale")
+    out = []
+    for n in (300, 1200):
+        make_corpus(work / f"kb{n}", n)
+        out.append(build_site_files(work / f"kb{n}"))
+    return out[0], out[1]
+
+
+def _entry_pages(files: dict[str, str]) -> dict[str, str]:
+    return {p: t for p, t in files.items() if p.count("/") == 1 and p.split("/")[0] in ("glossary", "engines", "hardware", "models")
+            and not p.endswith("/index.md")}
+
+
+def test_entry_pages_do_not_grow_with_the_corpus(two_sizes):
+    small, large = (_entry_pages(f) for f in two_sizes)
+    assert len(large) > 3.5 * len(small)
+    biggest = lambda pages: max(len(t) for t in pages.values())  # noqa: E731
+    assert biggest(large) < 1.25 * biggest(small)
+
+
+def test_the_comparison_matrix_keeps_a_bounded_number_of_engines(two_sizes):
+    small, large = two_sizes
+    for files in (small, large):
+        engines = sum(1 for p in files if p.startswith("engines/") and p.count("/") == 1 and p != "engines/index.md")
+        matrix = files["engines/compare/index.md"]
+        header = next(line for line in matrix.splitlines() if line.startswith("| Features |"))
+        assert header.count("](../") == 24 < engines  # 24 engine columns, of every engine there is
+        assert f"of {engines}" in matrix and "engine index" in matrix  # and the page says so
+    assert len(large["engines/compare/index.md"]) < 1.25 * len(small["engines/compare/index.md"])
