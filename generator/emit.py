@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 import jinja2
@@ -351,9 +351,13 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
         boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
         return _entry_page(atlas, g, e, boost, precisions)
 
-    entries = list(atlas.entries.values())
-    for e, text in zip(entries, fork_map(entry_page, entries)):  # each page on its own: any core
-        files[e.src_path] = text
+    # Each page on its own, on any core; the graph exports go first, so that one worker
+    # writes them while the others write entry pages.
+    exports = {"graph/graph.json": lambda: to_json(g), "graph/graph.graphml": lambda: to_graphml(g),
+               "graph/graph-view.json": lambda: view_json(g, rank)}
+    jobs = [(path, make) for path, make in exports.items()] + [(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
+    for (path, _), text in zip(jobs, fork_map(lambda job: job[1](), jobs)):
+        files[path] = text
     for kind in KIND_TITLES:
         files[f"{KIND_URLS[kind]}/index.md"] = _index_page(atlas, kind)
     files.update(_category_pages(atlas))
@@ -366,9 +370,6 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     files["calculator.md"] = _calculator_page(atlas)
     files.update(_comparison_pages(atlas, rank))
     files["glossary.json"] = glossary_json(atlas)
-    files["graph/graph.json"] = to_json(g)
-    files["graph/graph.graphml"] = to_graphml(g)
-    files["graph/graph-view.json"] = view_json(g, rank)
     return dict(sorted(files.items()))
 
 

@@ -197,9 +197,12 @@ def entry_files(root: Path) -> list[tuple[Path, str]]:
 
 def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
     """Load every file under glossary/ and graph/. Collects all problems; never raises."""
+    from .workers import fork_map
+
     root = Path(root)
     docs: list[Document] = []
     findings: list[Finding] = []
+    yaml_files = []
     for file, kind in entry_files(root):
         rel = file.relative_to(root).as_posix()
         if file.suffix != ".yaml":
@@ -207,7 +210,8 @@ def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
                 continue
             findings.append(Finding(rel, 1, 1, f"unexpected file '{file.name}'; entries are '<id>.yaml' files"))
             continue
-        doc, problems = read_file(file, root, kind)
+        yaml_files.append((file, kind))
+    for doc, problems in fork_map(lambda fk: read_file(fk[0], root, fk[1]), yaml_files):  # any core, same order
         findings += problems
         if doc is not None:
             docs.append(doc)
