@@ -272,6 +272,52 @@ def _cells(page: Page, e: Entry) -> list[dict]:
     return groups
 
 
+AZ_PAGE_SIZE = 500
+"""At most this many entries on one A-Z page: a larger glossary is split into consecutive
+alphabetical parts, so no index page grows with the corpus."""
+
+
+def _glossary_pages(atlas: Atlas) -> dict[str, str]:
+    """The A-Z index: one page, or an overview of alphabetical parts of AZ_PAGE_SIZE."""
+    entries = sorted(atlas.entries.values(), key=lambda e: (e.title.casefold(), e.id))
+    if len(entries) <= AZ_PAGE_SIZE:
+        return {"glossary/index.md": _index_page(atlas, "term")}
+    chunks = [entries[i:i + AZ_PAGE_SIZE] for i in range(0, len(entries), AZ_PAGE_SIZE)]
+    out: dict[str, str] = {}
+    parts = [{"src": f"glossary/az/{n}.md", "first": c[0].title, "last": c[-1].title, "count": len(c)}
+             for n, c in enumerate(chunks, 1)]
+    for n, chunk in enumerate(chunks, 1):
+        part = parts[n - 1]
+        page = Page(atlas, part["src"])
+        nav = {"n": n, "total": len(chunks), "index": page.to("glossary/index.md"),
+               "prev": page.to(parts[n - 2]["src"]) if n > 1 else None,
+               "next": page.to(parts[n]["src"]) if n < len(chunks) else None}
+        title = f"Glossary: {part['first']} to {part['last']}"
+        out[part["src"]] = front_matter(title=title, atlas_nolink=True, description=f"Part {n} of the A-Z glossary of Inference Atlas.") + \
+            _index_text(atlas, page, "term", chunk, "../../../", part=nav, heading=title)
+    page = Page(atlas, "glossary/index.md")
+    counts = _counts(entries)
+    text = _env().get_template("index_term_parts.md.j2").render(
+        page=page, total=len(entries), size=AZ_PAGE_SIZE, atlas=atlas, counts=counts,
+        parts=[dict(p, href=page.to(p["src"])) for p in parts])
+    out["glossary/index.md"] = front_matter(title=KIND_TITLES["term"], atlas_nolink=True,
+                                            description="All glossary entries of Inference Atlas, A to Z.") + text
+    return out
+
+
+def _counts(entries: list[Entry]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for e in entries:
+        counts[e.category] = counts.get(e.category, 0) + 1
+    return counts
+
+
+def _index_text(atlas: Atlas, page: Page, kind: str, entries: list[Entry], up: str, **extra: Any) -> str:
+    site_href = lambda e: up + e.url.strip("/") + "/"  # noqa: E731
+    return _env().get_template(f"index_{kind}.md.j2").render(page=page, entries=entries, atlas=atlas, fmt=fmt_value,
+                                                           counts=_counts(entries), site_href=site_href, **extra)
+
+
 def _index_page(atlas: Atlas, kind: str) -> str:
     src = f"{KIND_URLS[kind]}/index.md"
     page = Page(atlas, src)
@@ -279,12 +325,7 @@ def _index_page(atlas: Atlas, kind: str) -> str:
         entries = sorted(atlas.entries.values(), key=lambda e: (e.title.casefold(), e.id))
     else:
         entries = atlas.of_kind(kind)
-    counts: dict[str, int] = {}
-    for e in entries:
-        counts[e.category] = counts.get(e.category, 0) + 1
-    site_href = lambda e: "../" + e.url.strip("/") + "/"  # noqa: E731  (index pages sit one level down)
-    text = _env().get_template(f"index_{kind}.md.j2").render(page=page, entries=entries, atlas=atlas, fmt=fmt_value,
-                                                           counts=counts, site_href=site_href)
+    text = _index_text(atlas, page, kind, entries, "../")  # index pages sit one level down
     return front_matter(title=KIND_TITLES[kind], atlas_nolink=True, description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
 
 
@@ -359,7 +400,9 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     for (path, _), text in zip(jobs, fork_map(lambda job: job[1](), jobs)):
         files[path] = text
     for kind in KIND_TITLES:
-        files[f"{KIND_URLS[kind]}/index.md"] = _index_page(atlas, kind)
+        if kind != "term":
+            files[f"{KIND_URLS[kind]}/index.md"] = _index_page(atlas, kind)
+    files.update(_glossary_pages(atlas))
     files.update(_category_pages(atlas))
     files.update(_source_pages(atlas))
     files.update(_redirects(atlas))

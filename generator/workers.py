@@ -5,9 +5,9 @@ inherit `fn` and `items` (so neither has to be picklable; only the results trave
 and returned in order, so the output is the same as the serial loop's (the build's
 reproducibility test compares a parallel build with a serial one byte for byte).
 
-It runs serially when `fork` is missing (macOS and Windows default to spawn), when there
-are too few items to pay for the processes, when `ATLAS_WORKERS=1`, and under
-`mkdocs serve`, whose server threads make forking unsafe.
+It runs serially off Linux (Windows has no fork; macOS's system libraries are not
+fork-safe), when there are too few items to pay for the processes, when
+`ATLAS_WORKERS=1`, and under `mkdocs serve`, whose server threads make forking unsafe.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import sys
 from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -27,7 +28,8 @@ _JOB: dict[str, Any] = {}  # what the forked workers read: inherited, never pick
 
 def count(option: int = 0) -> int:
     """How many processes to use: ATLAS_WORKERS, else `option`, else one per core."""
-    if serial_only or "fork" not in multiprocessing.get_all_start_methods():
+    # Linux only: macOS offers fork, but its system libraries are not safe to fork into.
+    if serial_only or not sys.platform.startswith("linux") or "fork" not in multiprocessing.get_all_start_methods():
         return 1
     env = os.environ.get("ATLAS_WORKERS", "").strip()
     n = int(env) if env.isdigit() else option

@@ -2,6 +2,7 @@
 synthetic corpora, four times apart in size (the benchmark measures the built HTML up to
 10,000 entries; this is the quick check that runs with every test run)."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -41,3 +42,24 @@ def test_the_comparison_matrix_keeps_a_bounded_number_of_engines(two_sizes):
         assert header.count("](../") == 24 < engines  # 24 engine columns, of every engine there is
         assert f"of {engines}" in matrix and "engine index" in matrix  # and the page says so
     assert len(large["engines/compare/index.md"]) < 1.25 * len(small["engines/compare/index.md"])
+
+
+def test_a_large_glossary_is_split_into_alphabetical_parts_of_bounded_size(two_sizes):
+    small, large = two_sizes
+    assert not any(p.startswith("glossary/az/") for p in small)  # 300 entries: one A-Z page
+    assert small["glossary/index.md"].count("<li data-cat=") == len(_entry_pages(small)) + sum(
+        1 for p in small if p.startswith("guides/") and p != "guides/index.md")
+    parts = sorted((p for p in large if p.startswith("glossary/az/")), key=lambda p: int(p.split("/")[-1][:-3]))
+    assert len(parts) >= 3
+    listed = []
+    for i, p in enumerate(parts):
+        text = large[p]
+        items = re.findall(r'<li data-cat="[^"]*" data-names="[^"]*"><a href="([^"]+)"', text)
+        assert 0 < len(items) <= 500
+        listed += items
+        assert ("Previous part" in text) == (i > 0) and ("Next part" in text) == (i < len(parts) - 1)
+        assert f"[{i + 1}](az/{Path(p).stem}.md)" in large["glossary/index.md"]  # the overview links every part
+    assert len(listed) == len(set(listed))  # each entry once, in one part
+    titles = [t for t in re.findall(r'data-names="([^"|]*)', "".join(large[p] for p in parts))]
+    assert titles == sorted(titles, key=str.casefold)  # consecutive alphabetical parts
+    assert max(len(large[p]) for p in parts) < 1.5 * len(small["glossary/index.md"]) * 500 / 300
