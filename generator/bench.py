@@ -30,6 +30,9 @@ REPO = Path(__file__).resolve().parents[1]
 WORDS = ("cache batch token kernel memory bandwidth prefill decode tensor pipeline expert scheduler quantized "
          "latency throughput sparse dense paged radix speculative draft fused graph stream shard replica "
          "router queue block page vector matrix lane warp core link fabric channel").split()
+PLAIN = ("the of and a to in is that for it as with on by this are be at from or an which can when each its more "
+         "than one so but not into only per all how what both most while where then also often time first same "
+         "needs uses runs keeps makes gives two less before after").split()
 KIND_SHARE = (("term", 0.70), ("engine", 0.12), ("hardware", 0.10), ("model", 0.08))
 
 
@@ -90,16 +93,19 @@ def make_corpus(dest: Path, n: int, seed: int = 1) -> None:
         by_kind.setdefault(kind, []).append(eid)
     for idx, (eid, kind, title) in enumerate(plan):
         srcs = rng.sample(source_ids, 3)
-        mentioned = rng.sample(terms, min(6, len(terms)))
+        mentioned = rng.sample(terms, min(12, len(terms)))
         sentences = []
-        for j in range(12):
-            words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(8, 16)))
+        # Shaped like the real entries: about 330 words in 20 sentences, roughly one word
+        # in four a domain word that may begin a name, a dozen names mentioned.
+        for j in range(20):
+            words = " ".join(rng.choice(WORDS) if rng.random() < 0.25 else rng.choice(PLAIN)
+                             for _ in range(rng.randint(12, 20)))
             if j < len(mentioned):
                 words += f" and {mentioned[j][2].lower()}"
             sentences.append(words.capitalize() + f" [@{srcs[j % 3]}].")
-        body = " ".join(sentences[:6]) + f"\n\nSee [[{rng.choice(terms)[0]}]].\n\n## Detail\n\n" + " ".join(sentences[6:])
+        body = " ".join(sentences[:10]) + f"\n\nSee [[{rng.choice(terms)[0]}]].\n\n## Detail\n\n" + " ".join(sentences[10:])
         rels: dict[str, list[str]] = {}
-        for _ in range(3):
+        for _ in range(4):
             name = rng.choice(sorted(relations))
             spec = relations[name]
             if kind not in spec["from"]:

@@ -1,15 +1,23 @@
-"""Render the generated pages on every core (the MkDocs adapter's one speed-up).
+"""Build the generated pages on every core (the MkDocs adapter's one speed-up).
 
-MkDocs 1.x renders pages one after another, on one core; rendering Markdown, linking
-terms and cutting the search index into sections is most of a large build. Before MkDocs
-reads its pages, the plugin forks workers that run MkDocs's own page steps (read source,
-`page_markdown`, render, `page_content`) and Material's own search indexing on the
-generated pages, and send back what those steps leave on a page. The parent then puts the
-results in place instead of redoing the work, in the order MkDocs would have produced
-them, so the site is byte-identical to a one-process build (tested).
+MkDocs 1.x builds pages one after another, on one core; rendering Markdown, linking terms,
+cutting the search index into sections and filling the theme template is most of a large
+build. The plugin forks workers twice, at the two points where MkDocs walks its pages:
 
-Used only where it is safe: `fork` exists (Linux; elsewhere the build stays serial), there
-are enough pages to pay for the workers, and no other plugin has page-level events that
+1. before MkDocs reads them (`on_nav`), workers run MkDocs's own page steps on the
+   generated pages (read source, `page_markdown`, render, `page_content`) and Material's
+   own search indexing, and send back what those steps leave on a page; the parent puts
+   it in place, and MkDocs's render step for those pages does nothing else;
+2. before MkDocs writes them (`on_env`), workers run the template half (page context,
+   `page_context` events, the theme template, `post_page` events) and send back the HTML;
+   MkDocs renders an empty template for those pages and the plugin's `on_post_page` hands
+   it the worker's HTML, which MkDocs writes as usual.
+
+Results are put back in MkDocs's own page order and the search entries go into Material's
+index where Material would have added them, so the site is byte-identical to a
+one-process build (tested). What workers log is replayed by the parent, so strict mode
+still counts it. Used only where it is safe: Linux (fork), enough pages to pay for the
+workers, not under `mkdocs serve`, and no other plugin listening to the page events that
 would then run twice. `ATLAS_WORKERS=1` (or the plugin option `workers: 1`) turns it off.
 """
 
