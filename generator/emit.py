@@ -151,14 +151,15 @@ def search_tags(e: Entry) -> list[str]:
     return [e.title, e.title, *e.aliases]
 
 
-def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, precisions: list[tuple[str, float]]) -> str:
+def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, precisions: list[tuple[str, float]],
+                degree: dict[str, int] | None = None) -> str:
     page = Page(atlas, e.src_path)  # sources are numbered in order of first citation
     body = page.md(e.body)
     cat = atlas.categories.get(e.category)
     ctx = dict(
         e=e, page=page, body=body, atlas=atlas, category=cat,
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
-        related=related(g, atlas, e.id), backlinks=backlinks(g, e.id), local_svg=_local_svg(atlas, g, e),
+        related=related(g, atlas, e.id), backlinks=backlinks(g, e.id), local_svg=_local_svg(atlas, g, e, degree),
         fit=_fit_table(atlas, page, e, precisions),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
@@ -222,13 +223,13 @@ def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
 
 
 
-def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry) -> str:
+def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, degree: dict[str, int] | None = None) -> str:
     """A small radial graph of the entry and its neighbours, laid out at build time: SVG
     lines for the edges and ordinary HTML links for the nodes, placed in percentages so it
     scales. The Related list below is its text alternative."""
     import math
 
-    items = local_graph(g, e.id)
+    items = local_graph(g, e.id, degree)
     if not items:
         return ""
     types = atlas.relation_types
@@ -385,12 +386,13 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     rank = importance(g)
     top = max(rank.values(), default=1) or 1
     precisions = _fit_precisions(atlas)  # the same columns on every fit table of the build
+    degree = dict(g.degree())  # once, not per neighbour of every local graph
 
     def entry_page(e: Entry) -> str:
         # Where several entries match a search equally well, the more central one (by
         # PageRank over the concept graph) comes first: KV cache before KV-cache-aware routing.
         boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
-        return _entry_page(atlas, g, e, boost, precisions)
+        return _entry_page(atlas, g, e, boost, precisions, degree)
 
     # Each page on its own, on any core; the graph exports go first, so that one worker
     # writes them while the others write entry pages.

@@ -52,13 +52,16 @@ class Match:
 
 class Linker:
     def __init__(self, names: Iterable[tuple[str, Target]]):
-        self.index: dict[tuple[str, ...], list[tuple[tuple[str, ...], Target]]] = {}
+        # Names by their case-folded words; each with the words that must match exactly
+        # (position, spelling), worked out once here rather than at every candidate.
+        self.index: dict[tuple[str, ...], list[tuple[tuple[tuple[int, str], ...], Target]]] = {}
         for name, target in names:
             words = _words(name)
             if not words or (len(words) == 1 and len(words[0]) < 2):
                 continue
             key = tuple(w.casefold() for w in words)
-            self.index.setdefault(key, []).append((tuple(words), target))
+            strict = tuple((k, w) for k, w in enumerate(words) if _strict(w))
+            self.index.setdefault(key, []).append((strict, target))
         # Every proper word prefix of a name: reading on from a word is worth it only while
         # the words so far begin some name.
         self.prefixes: set[tuple[str, ...]] = {key[:k] for key in self.index for k in range(1, len(key))}
@@ -74,12 +77,12 @@ class Linker:
         return cls(names)
 
     def _accept(self, key: tuple[str, ...], found: list[str]) -> Target | None:
-        for words, target in self.index.get(key, ()):
-            if all(w == f if _strict(w) else True for w, f in zip(words, found)):
+        for strict, target in self.index.get(key, ()):
+            if all(found[k] == w for k, w in strict):
                 return target
         return None
 
-    def _match_at(self, i: int, spans, folded, joinable) -> tuple[int, Target] | None:
+    def _match_at(self, i: int, spans, folded, text: str) -> tuple[int, Target] | None:
         """The longest name starting at word i, as (words used, target)."""
         n = len(spans)
         best = None
@@ -89,9 +92,9 @@ class Linker:
             key += (folded[j],)
             target = None
             if key in self.index:
-                target = self._accept(key, [spans[k][2] for k in range(i, j + 1)])
+                target = self._accept(key, [spans[k].group() for k in range(i, j + 1)])
             if target is None and key[-1].endswith("s"):  # a plural of the last word
-                found = [spans[k][2] for k in range(i, j + 1)]
+                found = [spans[k].group() for k in range(i, j + 1)]
                 for stem in _stems(key[-1]):
                     cut = len(key[-1]) - len(stem)
                     target = self._accept(key[:-1] + (stem,), found[:-1] + [found[-1][:-cut]])
@@ -99,28 +102,28 @@ class Linker:
                         break
             if target is not None:
                 best = (j - i + 1, target)
-            if key not in self.prefixes or j + 1 >= n or not joinable[j]:
+            # Read on only while the words so far begin a name and the next word is joined
+            # to this one by spaces or hyphens alone.
+            if key not in self.prefixes or j + 1 >= n or not SPLIT_RE.fullmatch(text, spans[j].end(), spans[j + 1].start()):
                 break
             j += 1
         return best
 
     def find(self, text: str) -> Iterator[Match]:
         """Non-overlapping mentions in `text`, left to right, longest first at each word."""
-        spans = [(m.start(), m.end(), m.group(0)) for m in WORD_RE.finditer(text)]
-        folded = [w.casefold() for _, _, w in spans]
+        spans = list(WORD_RE.finditer(text))
+        folded = [m.group().casefold() for m in spans]
         n = len(spans)
-        # joinable[i]: words i and i+1 are separated only by spaces or hyphens.
-        joinable = [bool(SPLIT_RE.fullmatch(text[spans[i][1]:spans[i + 1][0]])) for i in range(n - 1)]
         firsts = self.first_words
         i = 0
         while i < n:
             w = folded[i]
             hit = None
             if w in firsts or (w[-1] == "s" and any(st in firsts for st in _stems(w))):
-                hit = self._match_at(i, spans, folded, joinable)
+                hit = self._match_at(i, spans, folded, text)
             if hit:
                 size, target = hit
-                yield Match(spans[i][0], spans[i + size - 1][1], target)
+                yield Match(spans[i].start(), spans[i + size - 1].end(), target)
                 i += size
             else:
                 i += 1

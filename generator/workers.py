@@ -49,8 +49,8 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = Non
     _JOB.update(fn=fn, items=items)
     # Objects that exist before the fork go to the permanent generation: otherwise every
     # collection in a worker writes to all of them, copying the parent's whole heap page
-    # by page (copy-on-write) and scanning it again and again.
-    gc.collect()
+    # by page (copy-on-write) and scanning it again and again. (No collection first: at
+    # 10,000 entries it costs more than the little garbage it would free.)
     gc.freeze()
     try:
         with multiprocessing.get_context("fork").Pool(n) as pool:
