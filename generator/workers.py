@@ -16,6 +16,7 @@ import gc
 import multiprocessing
 import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -53,9 +54,11 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = Non
     # 10,000 entries it costs more than the little garbage it would free.)
     gc.freeze()
     try:
-        with multiprocessing.get_context("fork").Pool(n) as pool:
+        # concurrent.futures rather than multiprocessing.Pool: a worker that dies (killed
+        # for memory, say) fails the build with BrokenProcessPool instead of hanging it.
+        with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
             out: list[R] = []
-            for part in pool.imap(_run, chunks):
+            for part in pool.map(_run, chunks):
                 out += part
             return out
     finally:
