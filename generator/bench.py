@@ -17,6 +17,7 @@ import os
 import platform
 import random
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -189,18 +190,21 @@ def time_stages(root: Path) -> dict[str, float]:
     return out
 
 
-def measure(n: int, workdir: Path, baseline: bool = True) -> dict:
+def measure(n: int, workdir: Path, baseline: bool = True, repeat: int = 1) -> dict:
     corpus = workdir / f"corpus-{n}"
     make_corpus(corpus, n)
     entries = sum(1 for _ in (corpus / "glossary").rglob("*.yaml")) - 2
     stages = time_stages(corpus)
     site = corpus / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", _BUILD], cwd=corpus, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    if proc.returncode != 0:
-        raise SystemExit(f"mkdocs build failed at {n} entries:\n{proc.stderr[-3000:]}")
+    walls = []
+    for _ in range(repeat):  # the median of several builds, on a machine whose speed varies
+        t = time.perf_counter()
+        proc = subprocess.run([sys.executable, "-c", _BUILD], cwd=corpus, env=env, capture_output=True, text=True)
+        walls.append(time.perf_counter() - t)
+        if proc.returncode != 0:
+            raise SystemExit(f"mkdocs build failed at {n} entries:\n{proc.stderr[-3000:]}")
+    wall = statistics.median(walls)
     usage = json.loads(proc.stdout.strip().splitlines()[-1])
     pages = [p for p in site.rglob("*.html")]
     biggest = max(pages, key=lambda p: p.stat().st_size)
@@ -215,10 +219,13 @@ def measure(n: int, workdir: Path, baseline: bool = True) -> dict:
               "largest_entry_page_kb": round(largest.stat().st_size / 1e3, 1), "median_entry_page_kb":
               round(sorted(p.stat().st_size for p in entry_pages)[len(entry_pages) // 2] / 1e3, 1),
               "search_index_mb": round(index.stat().st_size / 1e6, 2), "stages_s": {k: round(v, 3) for k, v in stages.items()}}
+    result["build_runs_s"] = [round(w, 2) for w in walls]
     result["stages_share"] = round(sum(stages.values()) / wall, 3)
     result["ms_per_entry"] = round(1000 * wall / entries, 2)
     if baseline:
-        result["baseline_s"] = round(_baseline(corpus, workdir / f"baseline-{n}", env), 2)
+        runs = [_baseline(corpus, workdir / f"baseline-{n}", env) for _ in range(repeat)]
+        result["baseline_s"] = round(statistics.median(runs), 2)
+        result["baseline_runs_s"] = [round(w, 2) for w in runs]
     shutil.rmtree(corpus)
     return result
 
@@ -267,6 +274,10 @@ def report(results: list[dict]) -> str:
     for r in results:
         lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['ms_per_entry']} | {r['peak_mb']} / {r['worker_peak_mb']} | "
                      f"{r['stages_share']:.0%} |")
+    runs = [r for r in results if len(r.get("build_runs_s", [])) > 1]
+    if runs:
+        lines += ["", "Build times are medians; the single runs: " + "; ".join(
+            f"{r['entries']:,} entries {', '.join(map(str, r['build_runs_s']))} s" for r in runs) + "."]
     lines += ["", "| entries | site (MB) | largest entry page (KB) | median entry page (KB) | largest page (KB) | search index (MB) |",
               "|---:|---:|---:|---:|---:|---:|"]
     for r in results:
@@ -321,6 +332,7 @@ def main() -> None:
     p.add_argument("--out", default="bench-out")
     p.add_argument("--page", help="write the results into this Markdown page")
     p.add_argument("--no-baseline", action="store_true", help="skip the MkDocs-only build of the same pages")
+    p.add_argument("--repeat", type=int, default=1, help="build each size this many times and report the median")
     p.add_argument("--from-results", metavar="JSON", help="measure nothing: report an earlier run's results.json")
     args = p.parse_args()
     work = Path(args.out).resolve()
@@ -330,7 +342,7 @@ def main() -> None:
         results = json.loads(Path(args.from_results).read_text())
     for n in [] if args.from_results else args.sizes:
         print(f"measuring {n} entries ...", flush=True)
-        results.append(measure(n, work, baseline=not args.no_baseline))
+        results.append(measure(n, work, baseline=not args.no_baseline, repeat=args.repeat))
         print(json.dumps(results[-1]), flush=True)
     table = report(results)
     print(table)
@@ -339,7 +351,7 @@ def main() -> None:
         machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         page = Path(args.page)
         page.write_text(_PAGE.format(date=date.today().isoformat(), machine=machine, table=table,
-                                     sizes=" ".join(map(str, args.sizes))), encoding="utf-8")
+                                     sizes=" ".join(map(str, args.sizes)), repeat=args.repeat), encoding="utf-8")
 
 
 _PAGE = """---
@@ -361,10 +373,10 @@ Measured on {date}, on {machine}.
 *Build* is the full `mkdocs build --strict` (Material theme, search index included). The
 generator's stages (load, validate, model, graph, emit, link) are timed separately, each
 spread over the cores as the build spreads it; their share is their sum over the build
-time. Peak memory is the main process's and the largest worker's. Each figure is one run:
-on this shared machine the same build varies by up to a third from run to run, so read the
-ratios and the comparison with the MkDocs-only build, both made in the same run, rather
-than single timings.
+time. Peak memory is the main process's and the largest worker's. On this shared machine
+the same build varies by up to half from run to run, so build times are the median of
+`--repeat` builds (the single runs are listed), and the ratios and the comparison with the
+MkDocs-only build, made in the same run, say more than any single timing.
 
 ## How the build uses the machine
 
@@ -385,7 +397,7 @@ the source list) list every entry they index, so they do grow.
 ## Reproduce
 
 ```sh
-make bench          # or: .venv/bin/python -m generator.bench --sizes {sizes} --page docs/benchmark.md
+make bench          # or: .venv/bin/python -m generator.bench --sizes {sizes} --repeat {repeat} --page docs/benchmark.md
 ```
 """
 
