@@ -282,7 +282,7 @@ def _glossary_pages(atlas: Atlas) -> dict[str, str]:
     """The A-Z index: one page, or an overview of alphabetical parts of AZ_PAGE_SIZE."""
     entries = sorted(atlas.entries.values(), key=lambda e: (e.title.casefold(), e.id))
     if len(entries) <= AZ_PAGE_SIZE:
-        return {"glossary/index.md": _index_page(atlas, "term")}
+        return {"glossary/index.md": _index_page(atlas, "term", entries)}
     chunks = [entries[i:i + AZ_PAGE_SIZE] for i in range(0, len(entries), AZ_PAGE_SIZE)]
     out: dict[str, str] = {}
     parts = [{"src": f"glossary/az/{n}.md", "first": c[0].title, "last": c[-1].title, "count": len(c)}
@@ -297,10 +297,8 @@ def _glossary_pages(atlas: Atlas) -> dict[str, str]:
         out[part["src"]] = front_matter(title=title, atlas_nolink=True, description=f"Part {n} of the A-Z glossary of Inference Atlas.") + \
             _index_text(atlas, page, "term", chunk, "../../../", part=nav, heading=title)
     page = Page(atlas, "glossary/index.md")
-    counts = _counts(entries)
     text = _env().get_template("index_term_parts.md.j2").render(
-        page=page, total=len(entries), size=AZ_PAGE_SIZE, atlas=atlas, counts=counts,
-        parts=[dict(p, href=page.to(p["src"])) for p in parts])
+        page=page, total=len(entries), size=AZ_PAGE_SIZE, parts=[dict(p, href=page.to(p["src"])) for p in parts])
     out["glossary/index.md"] = front_matter(title=KIND_TITLES["term"], atlas_nolink=True,
                                             description="All glossary entries of Inference Atlas, A to Z.") + text
     return out
@@ -319,13 +317,11 @@ def _index_text(atlas: Atlas, page: Page, kind: str, entries: list[Entry], up: s
                                                            counts=_counts(entries), site_href=site_href, **extra)
 
 
-def _index_page(atlas: Atlas, kind: str) -> str:
-    src = f"{KIND_URLS[kind]}/index.md"
-    page = Page(atlas, src)
-    if kind == "term":  # the A-Z index lists every entry, whatever its kind
-        entries = sorted(atlas.entries.values(), key=lambda e: (e.title.casefold(), e.id))
-    else:
-        entries = atlas.of_kind(kind)
+def _index_page(atlas: Atlas, kind: str, entries: list[Entry] | None = None) -> str:
+    """The index page of one kind: its entries by title, or `entries` (the A-Z glossary
+    lists every entry, whatever its kind)."""
+    page = Page(atlas, f"{KIND_URLS[kind]}/index.md")
+    entries = atlas.of_kind(kind) if entries is None else entries
     text = _index_text(atlas, page, kind, entries, "../")  # index pages sit one level down
     return front_matter(title=KIND_TITLES[kind], atlas_nolink=True, description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
 
@@ -398,7 +394,7 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     # writes them while the others write entry pages.
     exports = {"graph/graph.json": lambda: to_json(g), "graph/graph.graphml": lambda: to_graphml(g),
                "graph/graph-view.json": lambda: view_json(g, rank)}
-    jobs = [(path, make) for path, make in exports.items()] + [(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
+    jobs = list(exports.items()) + [(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
     for (path, _), text in zip(jobs, fork_map(lambda job: job[1](), jobs)):
         files[path] = text
     for kind in KIND_TITLES:

@@ -65,7 +65,7 @@ class Linker:
         # Every proper word prefix of a name: reading on from a word is worth it only while
         # the words so far begin some name.
         self.prefixes: set[tuple[str, ...]] = {key[:k] for key in self.index for k in range(1, len(key))}
-        self.first_words: set[str] = {key[0] for key in self.index} | {key[0] for key in self.prefixes}
+        self.first_words: set[str] = {key[0] for key in self.index}  # every prefix starts with one of these
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":

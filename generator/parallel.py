@@ -35,7 +35,7 @@ log = logging.getLogger("mkdocs.plugins.atlas")
 PAGE_EVENTS = ("pre_page", "page_read_source", "page_markdown", "page_content")
 PAGE_BUILD_EVENTS = ("page_context", "post_page")
 PREBUILT = "atlas-prebuilt.html"  # an empty template: the page's HTML comes from a worker
-MIN_PAGES = 64  # below this, forking costs more than it saves
+MIN_PAGES = workers_.MIN_ITEMS  # below this, forking costs more than it saves
 
 
 @dataclass
@@ -84,11 +84,7 @@ def render_all(pages: list, config, files, workers: int) -> dict[str, Rendered]:
     search_config = dict(search.config) if search else None
 
     def render(page) -> Rendered:
-        capture = _Capture()
-        # The parent prints and counts (strict mode) what the workers log; here it is
-        # collected. ('mkdocs' does not propagate to the root logger.)
-        for name in ("", "mkdocs"):
-            logging.getLogger(name).handlers = [capture]
+        capture = _Capture.install()
         _populate_page(page, config, files)
         entries = None
         if search_config is not None:
@@ -118,9 +114,7 @@ def build_all(pages: list, config, files, nav, env, workers: int) -> dict[str, t
     doc_files = files.documentation_pages(inclusion=InclusionLevel.is_included)
 
     def build(page) -> tuple[str, list]:
-        capture = _Capture()
-        for name in ("", "mkdocs"):
-            logging.getLogger(name).handlers = [capture]
+        capture = _Capture.install()
         config._current_page = page
         page.active = True  # as MkDocs's own page build does: the nav marks the current page
         try:
@@ -145,9 +139,18 @@ def replay(logs: list[tuple[str, int, str]]) -> None:
 
 
 class _Capture(logging.Handler):
+    """In a worker: keeps what is logged, for the parent to print and count (strict mode)."""
+
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)
         self.records: list[tuple[str, int, str]] = []
+
+    @classmethod
+    def install(cls) -> "_Capture":
+        capture = cls()
+        for name in ("", "mkdocs"):  # 'mkdocs' does not propagate to the root logger
+            logging.getLogger(name).handlers = [capture]
+        return capture
 
     def emit(self, record: logging.LogRecord) -> None:
         if record.levelno >= logging.INFO:

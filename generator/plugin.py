@@ -39,7 +39,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.atlas = None
         self.prerendered: dict[str, parallel.Rendered] = {}
         self.prebuilt: dict[str, tuple[str, list]] = {}
-        self.nav, self.workers = None, 1
+        self.nav, self.n_workers, self.search = None, 1, None
 
     def _root(self, config) -> Path:
         return Path(self.config.root or Path(config.config_file_path).parent).resolve()
@@ -79,7 +79,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
             return nav
         self.prerendered = parallel.render_all(pages, config, files, n)
         log.info(f"atlas: rendered {len(pages)} generated pages in {n} processes")
-        self.nav, self.workers = nav, n
+        self.nav, self.n_workers, self.search = nav, n, parallel.search_plugin(config)
         return nav
 
     def on_env(self, env, config, files):
@@ -91,7 +91,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
             return env
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.DictLoader({parallel.PREBUILT: ""})])
         pages = [files.get_file_from_path(p).page for p in self.prerendered]
-        self.prebuilt = parallel.build_all(pages, config, files, self.nav, env, self.workers)
+        self.prebuilt = parallel.build_all(pages, config, files, self.nav, env, self.n_workers)
         for page in pages:
             page.meta["template"] = parallel.PREBUILT
         return env
@@ -136,11 +136,11 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         their entries go in here, where the search plugin would have added them."""
         rendered = self.prerendered.get(page.file.src_uri)
         if rendered is not None and rendered.search is not None:
-            parallel.search_plugin(config).search_index.entries.extend(rendered.search)
+            self.search.search_index.entries.extend(rendered.search)
         return context
 
     def on_post_build(self, config):
-        self.prerendered, self.prebuilt, self.nav = {}, {}, None
+        self.prerendered, self.prebuilt, self.nav, self.search = {}, {}, None, None
 
     def on_serve(self, server, config, builder):
         root = self._root(config)
