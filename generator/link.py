@@ -18,6 +18,8 @@ import html
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
+from itertools import accumulate
 from typing import Iterable, Iterator
 
 WORD_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.+/']*[A-Za-z0-9+])?")
@@ -43,7 +45,7 @@ class Target:
     category: str  # the category's title, shown on the hover card
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Match:
     start: int
     end: int
@@ -66,6 +68,19 @@ class Linker:
         # the words so far begin some name.
         self.prefixes: set[tuple[str, ...]] = {key[:k] for key in self.index for k in range(1, len(key))}
         self.first_words: set[str] = {key[0] for key in self.index}  # every prefix starts with one of these
+        # Plurals, worked out once: a name whose last word has three letters or more also
+        # matches with -s or -es added ('caches' tries 'cach' + es before 'cache' + s).
+        self.plurals: dict[tuple[str, ...], list[tuple[tuple[str, ...], int]]] = {}
+        for key in self.index:
+            if len(key[-1]) >= 3:
+                for sfx in ("es", "s"):
+                    self.plurals.setdefault(key[:-1] + (key[-1] + sfx,), []).append((key, len(sfx)))
+        for forms in self.plurals.values():
+            forms.sort(key=lambda f: -f[1])
+        # The words a name can start with, plurals included: everything else is skipped
+        # without a closer look.
+        # (A plural can only end a name, so only one-word names add theirs.)
+        self.starters: frozenset[str] = frozenset(self.first_words | {k[0] for k in self.plurals if len(k) == 1})
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":
@@ -76,62 +91,96 @@ class Linker:
             names += [(e.title, t)] + [(a, t) for a in e.aliases]
         return cls(names)
 
-    def _accept(self, key: tuple[str, ...], found: list[str]) -> Target | None:
+    def _accept(self, key: tuple[str, ...], words: "_Words", i: int, cut: int = 0) -> Target | None:
+        """The target named by `key` whose exact-case words match the text's words from
+        index i (the last one without its plural ending of `cut` letters)."""
         for strict, target in self.index.get(key, ()):
-            if all(found[k] == w for k, w in strict):
+            last = len(key) - 1
+            if all((words[i + k][:-cut] if cut and k == last else words[i + k]) == w for k, w in strict):
                 return target
         return None
 
-    def _match_at(self, i: int, spans, folded, text: str) -> tuple[int, Target] | None:
-        """The longest name starting at word i, as (words used, target)."""
-        n = len(spans)
+    def _match_at(self, i: int, words: "_Words", folded: list[str], gaps: list[str]) -> tuple[int, Target] | None:
+        """The longest name starting at word i, as (words used, target). gaps[j] is the
+        text between word j - 1 and word j."""
+        n = len(folded)
         best = None
-        key: tuple[str, ...] = ()
         j = i
-        while j < n:
-            key += (folded[j],)
+        key = (folded[i],)
+        index, plurals, prefixes = self.index, self.plurals, self.prefixes
+        while True:
             target = None
-            if key in self.index:
-                target = self._accept(key, [spans[k].group() for k in range(i, j + 1)])
-            if target is None and key[-1].endswith("s"):  # a plural of the last word
-                found = [spans[k].group() for k in range(i, j + 1)]
-                for stem in _stems(key[-1]):
-                    cut = len(key[-1]) - len(stem)
-                    target = self._accept(key[:-1] + (stem,), found[:-1] + [found[-1][:-cut]])
+            named = index.get(key)
+            if named is not None:
+                if not named[0][0]:  # the usual case: one name, no exact-case words
+                    target = named[0][1]
+                else:
+                    target = self._accept(key, words, i)
+            if target is None and key in plurals:
+                for base, cut in plurals[key]:
+                    target = self._accept(base, words, i, cut)
                     if target is not None:
                         break
             if target is not None:
                 best = (j - i + 1, target)
             # Read on only while the words so far begin a name and the next word is joined
             # to this one by spaces or hyphens alone.
-            if key not in self.prefixes or j + 1 >= n or not SPLIT_RE.fullmatch(text, spans[j].end(), spans[j + 1].start()):
+            if key not in prefixes or j + 1 >= n:
+                break
+            gap = gaps[j + 1]
+            if gap != " " and not _joins(gap):
                 break
             j += 1
+            key += (folded[j],)
         return best
 
     def find(self, text: str) -> Iterator[Match]:
         """Non-overlapping mentions in `text`, left to right, longest first at each word."""
-        spans = list(WORD_RE.finditer(text))
-        folded = [m.group().casefold() for m in spans]
-        n = len(spans)
-        firsts = self.first_words
-        i = 0
-        while i < n:
-            w = folded[i]
-            hit = None
-            if w in firsts or (w[-1] == "s" and any(st in firsts for st in _stems(w))):
-                hit = self._match_at(i, spans, folded, text)
+        ascii = text.isascii()
+        # gap, word, gap, word, ..., gap; for ASCII text, lower() keeps every character in place
+        parts = TOKEN_RE.split(text.lower() if ascii else text)
+        folded = parts[1::2] if ascii else [w.lower() for w in parts[1::2]]  # words are ASCII: lower() is casefold()
+        starters = self.starters
+        candidates = [i for i, w in enumerate(folded) if w in starters]
+        if not candidates:
+            return
+        gaps = parts[0::2]
+        words = _Words(text, parts) if ascii else parts[1::2]
+        ends = None
+        after = 0  # the first word not yet inside a match
+        for i in candidates:
+            if i < after:
+                continue
+            hit = self._match_at(i, words, folded, gaps)
             if hit:
+                if ends is None:
+                    ends = list(accumulate(map(len, parts)))  # ends[k]: where parts[k] ends in text
                 size, target = hit
-                yield Match(spans[i].start(), spans[i + size - 1].end(), target)
-                i += size
-            else:
-                i += 1
+                after = i + size
+                yield Match(ends[2 * i], ends[2 * after - 1], target)
 
 
-def _stems(word: str) -> list[str]:
-    """Singular candidates of a plural: 'caches' -> ['cach', 'cache'], 'GPUs' -> ['GPU']."""
-    return [word[: -len(sfx)] for sfx in ("es", "s") if len(word) > len(sfx) + 2 and word.endswith(sfx)]
+class _Words:
+    """The text's words as written, cut out only when an exact-case name needs them."""
+
+    __slots__ = ("text", "parts", "ends")
+
+    def __init__(self, text: str, parts: list[str]):
+        self.text, self.parts, self.ends = text, parts, None
+
+    def __getitem__(self, k: int) -> str:
+        if self.ends is None:
+            self.ends = list(accumulate(map(len, self.parts)))
+        return self.text[self.ends[2 * k]:self.ends[2 * k + 1]]
+
+
+TOKEN_RE = re.compile(f"({WORD_RE.pattern})")
+
+
+@lru_cache(maxsize=4096)
+def _joins(gap: str) -> bool:
+    """Whether two words with `gap` between them may be read as one name."""
+    return SPLIT_RE.fullmatch(gap) is not None
 
 
 SKIP_TAGS = {"a", "code", "pre", "kbd", "script", "style", "h1", "h2", "h3", "h4", "h5", "h6", "svg", "button",
@@ -145,7 +194,15 @@ def relative_url(target: str, page_url: str) -> str:
     base = "/" + page_url.lstrip("/")
     if not base.endswith("/"):
         base = posixpath.dirname(base) + "/"
-    rel = posixpath.relpath(target, base)
+    if "." in base or "/." in target or "//" in target:  # anything to normalise: the library does it
+        rel = posixpath.relpath(target, base)
+    else:  # plain paths: drop the shared folders, climb out of the rest (posixpath would call getcwd)
+        to, here = target.strip("/").split("/"), base.strip("/").split("/")
+        to, here = [p for p in to if p], [p for p in here if p]
+        common = 0
+        while common < min(len(to), len(here)) and to[common] == here[common]:
+            common += 1
+        rel = "/".join([".."] * (len(here) - common) + to[common:]) or "."
     return rel + "/" if target.endswith("/") and not rel.endswith("/") else rel
 
 
@@ -159,15 +216,18 @@ def link_html(text: str, linker: Linker, page_url: str, skip_id: str | None = No
     skip_depth = 0
     stack: list[tuple[str, bool]] = []  # open elements, and whether each stops linking
     pos = 0
-    for m in TAG_RE.finditer(text):
-        if m.start() > pos:
-            chunk = text[pos:m.start()]
+    search = TAG_RE.search
+    while (m := search(text, pos)) is not None:
+        start, end = m.span()
+        if start > pos:
+            chunk = text[pos:start]
             out.append(chunk if skip_depth else _link_text(chunk, linker, page_url, seen, linked))
-        pos = m.end()
-        out.append(m.group(0))
-        closing, tag, attrs = m.group(1), (m.group(2) or "").lower(), m.group(3) or ""
+        pos = end
+        whole, closing, tag, attrs = m.group(0, 1, 2, 3)
+        out.append(whole)
         if not tag:  # a comment
             continue
+        tag = tag.lower()
         if closing:
             if any(t == tag for t, _ in stack):
                 while stack:
@@ -178,22 +238,57 @@ def link_html(text: str, linker: Linker, page_url: str, skip_id: str | None = No
             continue
         if tag in VOID_TAGS or attrs.rstrip().endswith("/"):
             continue
+        if per_section and tag == "h2":
+            seen = {skip_id} if skip_id else set()
+        if tag in SKIP_TAGS and (close := _closing(text, tag, end)) is not None:
+            # A code block, a link, an SVG: copied whole up to its own closing tag, rather
+            # than walked tag by tag.
+            out.append(text[end:close])
+            pos = close
+            continue
         stops = tag in SKIP_TAGS or "data-atlas-nolink" in attrs
         stack.append((tag, stops))
         skip_depth += stops
-        if per_section and tag == "h2":
-            seen = {skip_id} if skip_id else set()
     if pos < len(text):
         chunk = text[pos:]
         out.append(chunk if skip_depth else _link_text(chunk, linker, page_url, seen, linked))
     return "".join(out), linked
 
 
+@lru_cache(maxsize=64)
+def _same_tag_re(tag: str) -> re.Pattern:
+    return re.compile(rf"<!--.*?-->|<(/?){tag}(?![a-zA-Z0-9-])[^>]*>", re.S | re.I)
+
+
+def _closing(text: str, tag: str, pos: int) -> int | None:
+    """Where the element `tag` opened just before `pos` ends (after its closing tag),
+    counting nested elements of the same name; None if it is never closed."""
+    depth = 0
+    for m in _same_tag_re(tag).finditer(text, pos):
+        if m.group(0).startswith("<!--"):
+            continue
+        if m.group(1):
+            if depth == 0:
+                return m.end()
+            depth -= 1
+        elif not m.group(0).rstrip(">").rstrip().endswith("/"):
+            depth += 1
+    return None
+
+
 def _link_text(chunk: str, linker: Linker, page_url: str, seen: set[str], linked: list[str]) -> str:
-    plain = html.unescape(chunk)
-    if plain != chunk:  # entities: match on the unescaped text, re-escape the pieces
-        return _link_plain(plain, linker, page_url, seen, linked, escape=True)
+    if "&" in chunk:
+        plain = html.unescape(chunk)
+        if plain != chunk:  # entities: match on the unescaped text, re-escape the pieces
+            return _link_plain(plain, linker, page_url, seen, linked, escape=True)
     return _link_plain(chunk, linker, page_url, seen, linked, escape=False)
+
+
+@lru_cache(maxsize=100_000)
+def _anchor_attrs(t: Target) -> str:
+    """What follows the href of a term link: the hover card's data, escaped once per target."""
+    return (f' data-atlas-id="{html.escape(t.id)}" data-atlas-cat="{html.escape(t.category)}"'
+            f' data-atlas-short="{html.escape(t.short)}">')
 
 
 def _link_plain(text: str, linker: Linker, page_url: str, seen: set[str], linked: list[str], escape: bool) -> str:
@@ -205,15 +300,13 @@ def _link_plain(text: str, linker: Linker, page_url: str, seen: set[str], linked
             continue
         seen.add(t.id)
         linked.append(t.id)
-        before = text[pos:m.start]
-        out.append(html.escape(before, quote=False) if escape else before)
-        word = text[m.start:m.end]
-        out.append(
-            f'<a class="atlas-term" href="{relative_url(t.url, page_url)}" data-atlas-id="{html.escape(t.id)}"'
-            f' data-atlas-cat="{html.escape(t.category)}" data-atlas-short="{html.escape(t.short)}">'
-            f"{html.escape(word, quote=False) if escape else word}</a>"
-        )
+        before, word = text[pos:m.start], text[m.start:m.end]
+        if escape:
+            before, word = html.escape(before, quote=False), html.escape(word, quote=False)
+        out += (before, '<a class="atlas-term" href="', relative_url(t.url, page_url), '"', _anchor_attrs(t), word, "</a>")
         pos = m.end
+    if not out:
+        return html.escape(text, quote=False) if escape else text
     rest = text[pos:]
     out.append(html.escape(rest, quote=False) if escape else rest)
     return "".join(out)

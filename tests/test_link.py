@@ -98,3 +98,42 @@ def test_relative_links_between_pages_match_the_standard_library():
     paths = {p.lstrip("/") for p in paths}
     for target, source in itertools.product(sorted(paths), sorted(paths)):
         assert relpath(target, source) == posixpath.relpath(target, posixpath.dirname(source) or "."), (target, source)
+
+
+def test_term_link_hrefs_match_the_standard_library():
+    """Term links in rendered pages use a fast relative URL; it must equal what
+    posixpath.relpath gives for pages and targets at every depth, the home page included."""
+    import itertools
+    import posixpath
+    import random
+
+    from generator.link import relative_url
+
+    rng = random.Random(11)
+    parts = ["glossary", "glossaryx", "engines", "compare", "az", "2"]
+    urls = {"", "glossary/", "glossary/kv-cache/", "engines/compare/", "404.html", "learn/flow/"}
+    while len(urls) < 50:
+        urls.add("/".join(rng.choice(parts) for _ in range(rng.randrange(1, 4))) + rng.choice(["/", "/page.html"]))
+    for target, page in itertools.product(sorted(urls), sorted(urls)):
+        target = "/" + target
+        base = "/" + page if page.endswith("/") or not page else posixpath.dirname("/" + page) + "/"
+        rel = posixpath.relpath(target, base)
+        expected = rel + "/" if target.endswith("/") and not rel.endswith("/") else rel
+        assert relative_url(target, page) == expected, (target, page)
+
+
+def test_skipped_elements_end_at_their_own_closing_tag():
+    """A link, code or heading is skipped up to its matching closing tag, nested ones of the
+    same name included; text after it links again. One left open ends where its parent does."""
+    out, linked = link_html("<p><code>decode <code>TTFT</code> MoE</code> MoE <a href='x'>GPU <!-- </a> --> KV cache</a> "
+                            "GPU</p>", LINKER, "learn/flow/")
+    assert linked == ["moe", "gpu"]
+    assert "<code>decode <code>TTFT</code> MoE</code>" in out and "KV cache</a>" in out
+    _, linked = link_html("<p><a href='x'>decode TTFT</p><p>MoE", LINKER, "learn/flow/")
+    assert linked == ["moe"]
+
+
+def test_plural_of_the_last_word_only():
+    # 'caches' is neither 'cach' + es nor a name + s; 'KVs' is a plural of a word that is not a whole name
+    assert ids("GPUs, prefix cachings, caches and decodes") == ["gpu", "prefix-caching", "decode"]
+    assert ids("GPUS gpus KVs cache") == ["gpu"]  # exact-case words keep their case before the ending
