@@ -134,3 +134,56 @@ def test_script_in_a_link_url_is_refused(kb):
     body = "body: |\n  Click [here](javascript:alert(1)).\n"
     out = findings_for(kb, GOOD.replace("body: |\n  Plain body text.\n", body))
     assert out == [f"{PATH}:5:14: links may not use javascript:, vbscript: or data: URLs"]
+
+
+def test_compiled_schema_check_rejects_whatever_jsonschema_rejects():
+    """Valid documents skip jsonschema through a compiled check of the same schemas with
+    their $refs written out. It must never pass a document that jsonschema rejects: broken
+    copies of every real document (a key dropped, a value of the wrong type or empty, an
+    unknown key, at every depth) get the same verdict from both."""
+    import copy
+    import random
+
+    from conftest import REPO
+    from generator.validate import _fast_checks, _validators
+
+    docs, _ = load_tree(REPO)
+    fast, full = _fast_checks(), _validators()
+    assert set(fast) == set(full), "every kind has a compiled check"
+    rng = random.Random(3)
+    wrong = [7, 2.5, -1, "", "x" * 300, None, True, [], ["x"], {}, {"x": 1}, "Not An Id!"]
+
+    def paths(node, path=()):
+        yield path
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield from paths(v, path + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from paths(v, path + (i,))
+
+    checked = rejected = 0
+    for doc in docs:
+        all_paths = [p for p in paths(doc.data) if p]
+        for path in rng.sample(all_paths, min(12, len(all_paths))):
+            data = copy.deepcopy(doc.data)
+            parent = data
+            for p in path[:-1]:
+                parent = parent[p]
+            how = rng.randrange(3)
+            if how == 0 and isinstance(parent, dict):
+                del parent[path[-1]]
+            elif how == 1 and isinstance(parent, dict):
+                parent[f"unknown_{path[-1]}"] = "x"
+            else:
+                parent[path[-1]] = rng.choice(wrong)
+            jsonschema_says = not any(True for _ in full[doc.kind].iter_errors(data))
+            try:
+                fast[doc.kind](data)
+                compiled_says = True
+            except Exception:
+                compiled_says = False
+            assert compiled_says == jsonschema_says, (doc.path, path, how, jsonschema_says)
+            checked += 1
+            rejected += not jsonschema_says
+    assert checked > 1000 and rejected > checked // 3, (checked, rejected)
