@@ -11,6 +11,7 @@ not UTF-8, and symlinks that lead outside the repository.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -32,15 +33,43 @@ Loc = tuple[int, int]  # 1-based (line, column)
 
 @dataclass
 class Document:
-    """One YAML file: its data as plain Python values and the place of every node."""
+    """One YAML file: its data as plain Python values and the place of every node.
+
+    Places are worked out from the source the first time a check asks for one (only to
+    report a problem), not at load: a valid knowledge base never needs them, and 10,000
+    documents' worth would have to be copied back from the workers that parse them."""
 
     path: str  # relative to the repository root, with forward slashes
     kind: str  # term, engine, hardware, model, guide, sources, categories, relations
     data: Any
-    locs: dict[tuple, Loc] = field(default_factory=dict)  # value locations by key path
-    key_locs: dict[tuple, Loc] = field(default_factory=dict)  # key locations by key path
-    block_scalars: set[tuple] = field(default_factory=set)  # paths of `|`/`>` scalars
-    lines: list[str] = field(default_factory=list)  # source lines, to place errors in prose
+    text: str = ""  # the source
+
+    @cached_property
+    def _places(self) -> "_Places":
+        places = _Places()
+        node = yaml.compose(self.text, Loader=_Loader) if self.text else None
+        if node is not None:
+            _convert(node, (), places, set())
+        return places
+
+    @property
+    def locs(self) -> dict[tuple, Loc]:
+        """Value locations by key path."""
+        return self._places.locs
+
+    @property
+    def key_locs(self) -> dict[tuple, Loc]:
+        """Key locations by key path."""
+        return self._places.key_locs
+
+    @property
+    def block_scalars(self) -> set[tuple]:
+        """Paths of `|` and `>` scalars."""
+        return self._places.block_scalars
+
+    @cached_property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
 
     @property
     def id(self) -> str:
@@ -74,6 +103,13 @@ class Document:
         return line, col + len(before)
 
 
+@dataclass
+class _Places:
+    locs: dict[tuple, Loc] = field(default_factory=dict)
+    key_locs: dict[tuple, Loc] = field(default_factory=dict)
+    block_scalars: set[tuple] = field(default_factory=set)
+
+
 class _Refused(Exception):
     def __init__(self, node: yaml.Node, message: str):
         self.node = node
@@ -83,11 +119,14 @@ class _Refused(Exception):
 _SCALAR_LOADER = yaml.SafeLoader("")
 
 
-def _convert(node: yaml.Node, path: tuple, doc: Document, seen: set[int]) -> Any:
+def _convert(node: yaml.Node, path: tuple, places: _Places | None, seen: set[int]) -> Any:
+    """The node as plain values, refusing what the knowledge base does not allow; with
+    `places`, recording where each node and key is."""
     if id(node) in seen:
         raise _Refused(node, "YAML anchors and aliases are not allowed in the knowledge base; write the value out")
     seen.add(id(node))
-    doc.locs[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if places is not None:
+        places.locs[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -97,19 +136,22 @@ def _convert(node: yaml.Node, path: tuple, doc: Document, seen: set[int]) -> Any
             if key == "<<":
                 raise _Refused(key_node, "YAML merge keys ('<<') are not allowed; write the keys out")
             if key in out:
-                first = doc.key_locs[path + (key,)]
-                raise _Refused(key_node, f"duplicate key '{key}' (first at line {first[0]})")
-            doc.key_locs[path + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
-            out[key] = _convert(value_node, path + (key,), doc, seen)
+                first = next(k for k, _ in node.value if isinstance(k, yaml.ScalarNode) and k.value == key)
+                raise _Refused(key_node, f"duplicate key '{key}' (first at line {first.start_mark.line + 1})")
+            if places is not None:
+                places.key_locs[path + (key,)] = (key_node.start_mark.line + 1, key_node.start_mark.column + 1)
+            out[key] = _convert(value_node, path + (key,), places, seen)
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_convert(item, path + (i,), doc, seen) for i, item in enumerate(node.value)]
+        return [_convert(item, path + (i,), places, seen) for i, item in enumerate(node.value)]
     if node.tag == "tag:yaml.org,2002:timestamp":
         return node.value  # dates stay ISO strings; the schemas check their shape
     if node.tag == "tag:yaml.org,2002:bool" and node.value.lower() not in ("true", "false"):
         return node.value  # YAML 1.1 reads yes/no/on/off as booleans; here they are words
-    if node.style in ("|", ">"):
-        doc.block_scalars.add(path)
+    if places is not None and node.style in ("|", ">"):
+        places.block_scalars.add(path)
+    if node.tag == "tag:yaml.org,2002:str":
+        return node.value  # most scalars: the text as written (what the constructor would return)
     value = _SCALAR_LOADER.construct_object(node)
     _SCALAR_LOADER.constructed_objects.clear()
     return value
@@ -142,9 +184,9 @@ def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | 
         return None, [Finding(path, 1, 1, f"YAML syntax error: {exc}")]
     if node is None:
         return None, [Finding(path, 1, 1, "file has no content; an entry needs at least title, short, body and sources")]
-    doc = Document(path=path, kind=kind, data=None, lines=text.splitlines())
+    doc = Document(path=path, kind=kind, data=None, text=text)
     try:
-        doc.data = _convert(node, (), doc, set())
+        doc.data = _convert(node, (), None, set())
     except _Refused as exc:
         m = exc.node.start_mark
         return None, [Finding(path, m.line + 1, m.column + 1, exc.message)]
