@@ -54,33 +54,36 @@ class Match:
 
 class Linker:
     def __init__(self, names: Iterable[tuple[str, Target]]):
-        # Names by their case-folded words; each with the words that must match exactly
-        # (position, spelling), worked out once here rather than at every candidate.
-        self.index: dict[tuple[str, ...], list[tuple[tuple[tuple[int, str], ...], Target]]] = {}
+        # Names by their case-folded words joined with single spaces (a string hashes once;
+        # a tuple would hash again at every lookup); each with the words that must match
+        # exactly (position, spelling), worked out once here rather than at every candidate.
+        self.index: dict[str, list[tuple[tuple[tuple[int, str], ...], Target]]] = {}
         for name, target in names:
             words = _words(name)
             if not words or (len(words) == 1 and len(words[0]) < 2):
                 continue
-            key = tuple(w.casefold() for w in words)
+            key = " ".join(w.casefold() for w in words)
             strict = tuple((k, w) for k, w in enumerate(words) if _strict(w))
             self.index.setdefault(key, []).append((strict, target))
         # Every proper word prefix of a name: reading on from a word is worth it only while
         # the words so far begin some name.
-        self.prefixes: set[tuple[str, ...]] = {key[:k] for key in self.index for k in range(1, len(key))}
-        self.first_words: set[str] = {key[0] for key in self.index}  # every prefix starts with one of these
+        self.prefixes: set[str] = set()
+        for key in self.index:
+            words = key.split(" ")
+            self.prefixes.update(" ".join(words[:k]) for k in range(1, len(words)))
+        self.first_words: set[str] = {key.split(" ")[0] for key in self.index}
         # Plurals, worked out once: a name whose last word has three letters or more also
         # matches with -s or -es added ('caches' tries 'cach' + es before 'cache' + s).
-        self.plurals: dict[tuple[str, ...], list[tuple[tuple[str, ...], int]]] = {}
+        self.plurals: dict[str, list[tuple[str, int]]] = {}
         for key in self.index:
-            if len(key[-1]) >= 3:
+            if len(key.rsplit(" ", 1)[-1]) >= 3:
                 for sfx in ("es", "s"):
-                    self.plurals.setdefault(key[:-1] + (key[-1] + sfx,), []).append((key, len(sfx)))
+                    self.plurals.setdefault(key + sfx, []).append((key, len(sfx)))
         for forms in self.plurals.values():
             forms.sort(key=lambda f: -f[1])
-        # The words a name can start with, plurals included: everything else is skipped
-        # without a closer look.
-        # (A plural can only end a name, so only one-word names add theirs.)
-        self.starters: frozenset[str] = frozenset(self.first_words | {k[0] for k in self.plurals if len(k) == 1})
+        # The words a name can start with, plurals of one-word names included (a plural can
+        # only end a name): everything else is skipped without a closer look.
+        self.starters: frozenset[str] = frozenset(self.first_words | {k for k in self.plurals if " " not in k})
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":
@@ -91,11 +94,11 @@ class Linker:
             names += [(e.title, t)] + [(a, t) for a in e.aliases]
         return cls(names)
 
-    def _accept(self, key: tuple[str, ...], words: "_Words", i: int, cut: int = 0) -> Target | None:
-        """The target named by `key` whose exact-case words match the text's words from
-        index i (the last one without its plural ending of `cut` letters)."""
-        for strict, target in self.index.get(key, ()):
-            last = len(key) - 1
+    @staticmethod
+    def _accept(named: list, words: "_Words", i: int, last: int, cut: int = 0) -> Target | None:
+        """The first of `named` whose exact-case words match the text's words from index i
+        (word `last` of the name without its plural ending of `cut` letters)."""
+        for strict, target in named:
             if all((words[i + k][:-cut] if cut and k == last else words[i + k]) == w for k, w in strict):
                 return target
         return None
@@ -106,19 +109,17 @@ class Linker:
         n = len(folded)
         best = None
         j = i
-        key = (folded[i],)
+        key = folded[i]
         index, plurals, prefixes = self.index, self.plurals, self.prefixes
         while True:
             target = None
             named = index.get(key)
             if named is not None:
-                if not named[0][0]:  # the usual case: one name, no exact-case words
-                    target = named[0][1]
-                else:
-                    target = self._accept(key, words, i)
+                # the usual case: one name, no exact-case words
+                target = named[0][1] if not named[0][0] else self._accept(named, words, i, j - i)
             if target is None and key in plurals:
                 for base, cut in plurals[key]:
-                    target = self._accept(base, words, i, cut)
+                    target = self._accept(index[base], words, i, j - i, cut)
                     if target is not None:
                         break
             if target is not None:
@@ -131,7 +132,7 @@ class Linker:
             if gap != " " and not _joins(gap):
                 break
             j += 1
-            key += (folded[j],)
+            key = key + " " + folded[j]
         return best
 
     def find(self, text: str) -> Iterator[Match]:
