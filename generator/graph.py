@@ -151,13 +151,13 @@ def importance(g: nx.MultiDiGraph) -> dict[str, float]:
     """PageRank over the typed edges and mentions, rounded so output is byte-stable."""
     if g.number_of_nodes() == 0:
         return {}
-    simple = nx.DiGraph()
-    simple.add_nodes_from(sorted(g.nodes))
-    simple.add_edges_from(sorted((u, v) for u, v, _ in g.edges(keys=True)))
     # Links point both ways in meaning (vLLM implements PagedAttention; PagedAttention is
-    # implemented by vLLM), so rank on the undirected structure.
+    # implemented by vLLM), so rank on the undirected structure: one edge per linked pair.
+    simple = nx.Graph()
+    simple.add_nodes_from(sorted(g.nodes))
+    simple.add_edges_from(sorted({(u, v) for u, nbrs in g.adjacency() for v in nbrs}))
     try:
-        rank = nx.pagerank(simple.to_undirected(), alpha=0.85, tol=1e-9, max_iter=1000)
+        rank = nx.pagerank(simple, alpha=0.85, tol=1e-9, max_iter=1000)
     except nx.PowerIterationFailedConvergence:  # pathological tiny graphs: fall back to degree
         rank = nx.degree_centrality(simple)
     return {n: round(v, 6) for n, v in sorted(rank.items())}
@@ -212,12 +212,11 @@ def orphans(g: nx.MultiDiGraph) -> list[str]:
 
 def mention_only(g: nx.MultiDiGraph) -> list[str]:
     """Entries that other entries only mention in prose: no typed relation reaches them."""
-    out = []
-    for n in g.nodes:
-        rels = {k for _, _, k in g.in_edges(n, keys=True)} | {k for _, _, k in g.out_edges(n, keys=True)}
-        if rels == {"mentions"}:
-            out.append(n)
-    return sorted(out)
+    rels: dict[str, set[str]] = {n: set() for n in g}
+    for u, v, k in g.edges(keys=True):
+        rels[u].add(k)
+        rels[v].add(k)
+    return sorted(n for n, r in rels.items() if r == {"mentions"})
 
 
 def view_json(g: nx.MultiDiGraph, rank: dict[str, float] | None = None) -> str:

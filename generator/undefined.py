@@ -37,15 +37,24 @@ def _plain(text: str) -> str:
 def undefined_terms(atlas: Atlas, min_entries: int = MIN_ENTRIES) -> dict[str, list[str]]:
     """{term: [ids of the entries whose prose uses it]} for terms used by at least
     `min_entries` entries and defined by none, in a stable order."""
+    from .workers import fork_map
+
     covered = _covered(atlas)
-    users: dict[str, set[str]] = defaultdict(set)
-    for e in atlas.entries.values():
+
+    def used(e) -> set[str]:
+        out = set()
         for m in TERM_RE.finditer(_plain(e.body)):
             word = m.group(1)
             if word.lower() in covered or (word.endswith("s") and word[:-1].lower() in covered):
                 continue
-            key = word[:-1] if word.endswith("s") and word[:-1].isupper() else word  # CPUs -> CPU
-            users[key].add(e.id)
+            out.add(word[:-1] if word.endswith("s") and word[:-1].isupper() else word)  # CPUs -> CPU
+        return out
+
+    entries = list(atlas.entries.values())
+    users: dict[str, set[str]] = defaultdict(set)
+    for e, words in zip(entries, fork_map(used, entries, min_items=2000)):  # any core
+        for word in words:
+            users[word].add(e.id)
     return {t: sorted(ids) for t, ids in sorted(users.items()) if len(ids) >= min_entries}
 
 
