@@ -8,6 +8,7 @@ standard extensions (attr_list, md_in_html, admonition, tables, pymdownx).
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 import re
 from functools import lru_cache, partial
 from typing import Any
@@ -151,7 +152,7 @@ def search_tags(e: Entry) -> list[str]:
     return [e.title, e.title, *e.aliases]
 
 
-def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, precisions: list[tuple[str, float]],
+def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "_FitPairs",
                 degree: dict[str, int] | None = None) -> str:
     page = Page(atlas, e.src_path)  # sources are numbered in order of first citation
     body = page.md(e.body)
@@ -160,7 +161,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, precis
         e=e, page=page, body=body, atlas=atlas, category=cat,
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
         related=related(g, atlas, e.id), backlinks=backlinks(g, e.id), local_svg=_local_svg(atlas, g, e, degree),
-        fit=_fit_table(atlas, page, e, precisions),
+        fit=_fit_table(atlas, page, e, fit),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
     )
@@ -381,14 +382,14 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     files: dict[str, str] = {}
     rank = importance(g)
     top = max(rank.values(), default=1) or 1
-    precisions = _fit_precisions(atlas)  # the same columns on every fit table of the build
+    fit = _FitPairs.of(atlas)  # the same columns and rows on every fit table of the build
     degree = dict(g.degree())  # once, not per neighbour of every local graph
 
     def entry_page(e: Entry) -> str:
         # Where several entries match a search equally well, the more central one (by
         # PageRank over the concept graph) comes first: KV cache before KV-cache-aware routing.
         boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
-        return _entry_page(atlas, g, e, boost, precisions, degree)
+        return _entry_page(atlas, g, e, boost, fit, degree)
 
     # Each page on its own, on any core; the graph exports go first, so that one worker
     # writes them while the others write entry pages.
@@ -490,28 +491,47 @@ def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
     return out
 
 
-def _fit_table(atlas: Atlas, page: Page, e: Entry, precisions: list[tuple[str, float]]) -> dict | None:
+@dataclass
+class _FitPairs:
+    """What every fit table of one build draws on, worked out once: the precision columns,
+    the largest devices (for model pages) and the first models (for device pages), each
+    with its calculator figures."""
+
+    precisions: list[tuple[str, float]]
+    devices: list[tuple[Entry, Any]]
+    models: list[tuple[Entry, Any]]
+
+    @classmethod
+    def of(cls, atlas: Atlas) -> "_FitPairs":
+        from .calc import device_spec, model_spec
+
+        devices = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
+        devices.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
+        return cls(_fit_precisions(atlas), [(d, device_spec(d)) for d in devices[:FIT_LIMIT]],
+                   [(x, model_spec(x)) for x in atlas.of_kind("model")[:FIT_LIMIT]])
+
+
+def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs | None = None) -> dict | None:
     """'What fits where' for a model page (over devices) or a device page (over models):
     4,096 tokens, one sequence, 16-bit KV cache."""
     from .calc import CalcError, device_spec, estimate, model_spec
 
     if e.kind not in ("model", "hardware"):
         return None
-    rows = []
+    fit = fit or _FitPairs.of(atlas)
     if e.kind == "model":
         m = model_spec(e)
-        others = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
-        others.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
-        pairs = [(d, m, device_spec(d)) for d in others[:FIT_LIMIT]]
+        pairs = [(d, m, spec) for d, spec in fit.devices]
     else:
         d = device_spec(e)
         if not d.memory_gb or e.get("class") in PER_DEVICE_EXCLUDED:
             return None
-        pairs = [(x, model_spec(x), d) for x in atlas.of_kind("model")[:FIT_LIMIT]]
+        pairs = [(x, spec, d) for x, spec in fit.models]
+    rows = []
     for other, m, d in pairs:
         cells = []
         try:
-            for _label, bits in precisions:
+            for _label, bits in fit.precisions:
                 est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
                 cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps})
         except CalcError:
@@ -519,7 +539,7 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, precisions: list[tuple[str, f
         rows.append({"link": page.link(other.id), "cells": cells})
     if not rows:
         return None
-    return {"precisions": [p[0] for p in precisions], "rows": rows,
+    return {"precisions": [p[0] for p in fit.precisions], "rows": rows,
             "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model"}
 
 

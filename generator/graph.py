@@ -68,10 +68,11 @@ def related(g: nx.MultiDiGraph, atlas: Atlas, entry_id: str) -> list[tuple[str, 
         groups[label].add(other)
 
     types = atlas.relation_types
-    for _, target, rel in sorted(g.out_edges(entry_id, keys=True)):
+    # (g.succ and g.pred hold the same edges as out_edges and in_edges, without a view per edge)
+    for target, rel in sorted((t, k) for t, keys in g.succ[entry_id].items() for k in keys):
         if rel in types:
             put(types[rel].label, target)
-    for source, _, rel in sorted(g.in_edges(entry_id, keys=True)):
+    for source, rel in sorted((s, k) for s, keys in g.pred[entry_id].items() for k in keys):
         if rel in types:
             put(types[rel].label if types[rel].symmetric else types[rel].inverse, source)
     title = lambda i: atlas.entries[i].title.casefold()  # noqa: E731
@@ -80,15 +81,25 @@ def related(g: nx.MultiDiGraph, atlas: Atlas, entry_id: str) -> list[tuple[str, 
 
 def backlinks(g: nx.MultiDiGraph, entry_id: str) -> list[str]:
     """Entries whose prose links here."""
-    return sorted({s for s, _, rel in g.in_edges(entry_id, keys=True) if rel == "mentions"})
+    return sorted(s for s, keys in g.pred[entry_id].items() if "mentions" in keys)
 
 
 def to_json(g: nx.MultiDiGraph) -> str:
-    """Node-link JSON; every edge carries its `relation`. Byte-identical for equal graphs."""
+    """Node-link JSON; every edge carries its `relation`. Byte-identical for equal graphs.
+    One node or edge per line, each written by the json module's C encoder (an indented
+    dump goes through its pure-Python one, 5x slower at 10,000 entries)."""
     data = nx.node_link_data(g, edges="edges")
     data["nodes"] = sorted(data["nodes"], key=lambda n: n["id"])
     data["edges"] = sorted(data["edges"], key=lambda e: (e["source"], e["target"], e["key"]))
-    return json.dumps(data, sort_keys=True, ensure_ascii=False, indent=1) + "\n"
+    one = json.JSONEncoder(sort_keys=True, ensure_ascii=False).encode
+    fields = []
+    for key, value in sorted(data.items()):
+        if isinstance(value, list):
+            inner = ",\n".join("  " + one(item) for item in value)
+            fields.append(f" {one(key)}: [\n{inner}\n ]" if value else f" {one(key)}: []")
+        else:
+            fields.append(f" {one(key)}: {one(value)}")
+    return "{\n" + ",\n".join(fields) + "\n}\n"
 
 
 def from_json(text: str) -> nx.MultiDiGraph:
@@ -122,20 +133,22 @@ def local_graph(g: nx.MultiDiGraph, entry_id: str, degree: Mapping[str, int] | N
     last."""
     rank = {"declared": 0, "family": 0}
     seen: dict[str, tuple[int, str, bool]] = {}
-    for _, target, rel, data in g.out_edges(entry_id, keys=True, data=True):
-        r = 3 if rel == "mentions" else rank.get(data.get("origin"), 1)
-        if target not in seen or r < seen[target][0]:
-            seen[target] = (r, rel, True)
-    for source, _, rel in g.in_edges(entry_id, keys=True):
-        r = 3 if rel == "mentions" else 2
-        if source not in seen or r < seen[source][0]:
-            seen[source] = (r, rel, False)
+    for target, keys in g.succ[entry_id].items():
+        for rel, data in keys.items():
+            r = 3 if rel == "mentions" else rank.get(data.get("origin"), 1)
+            if target not in seen or r < seen[target][0]:
+                seen[target] = (r, rel, True)
+    for source, keys in g.pred[entry_id].items():
+        for rel in keys:
+            r = 3 if rel == "mentions" else 2
+            if source not in seen or r < seen[source][0]:
+                seen[source] = (r, rel, False)
     groups: dict[tuple[int, str, bool], list[str]] = {}
     for node, (r, rel, out) in seen.items():  # insertion order = the entry's own order
         groups.setdefault((r, rel, out), []).append(node)
     for key, nodes in groups.items():
         if key[0] >= 2:  # incoming and mentions: the best connected first
-            nodes.sort(key=lambda n: (-(degree[n] if degree is not None else g.degree(n)), g.nodes[n]["title"].casefold()))
+            nodes.sort(key=lambda n: (-(degree[n] if degree is not None else g.degree(n)), _folded_title(g, n)))
     picked: list[tuple[str, str, bool]] = []
     queues = [(key, list(nodes)) for key, nodes in sorted(groups.items(), key=lambda kv: kv[0][0])]
     for tier in sorted({key[0] for key, _ in queues}):
@@ -145,6 +158,10 @@ def local_graph(g: nx.MultiDiGraph, entry_id: str, degree: Mapping[str, int] | N
                 if q and len(picked) < LOCAL_GRAPH_LIMIT:
                     picked.append((q.pop(0), rel, out))
     return picked
+
+
+def _folded_title(g: nx.MultiDiGraph, n: str) -> str:
+    return g.nodes[n]["title"].casefold()
 
 
 def importance(g: nx.MultiDiGraph) -> dict[str, float]:

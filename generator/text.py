@@ -23,7 +23,15 @@ CITE_RE = re.compile(r"\[@([^\]\s]+)\]")
 
 def esc(value: object) -> str:
     """Escape a plain-text field for Markdown that is rendered to HTML."""
+    if type(value) is str:
+        return _esc_str(value)
     return html.escape(str(value), quote=True)
+
+
+@lru_cache(maxsize=100_000)
+def _esc_str(value: str) -> str:
+    # The same titles and definitions are escaped on page after page: once each is enough.
+    return html.escape(value, quote=True)
 
 
 def split_code(text: str) -> list[tuple[bool, str]]:
@@ -45,6 +53,9 @@ def relpath(target_src: str, from_src: str) -> str:
     """Relative link from one docs page to another (both docs-relative .md paths)."""
     if ".." in target_src or ".." in from_src or target_src.startswith("/") or from_src.startswith("/"):
         return posixpath.relpath(target_src, posixpath.dirname(from_src) or ".")
+    folder, _, name = target_src.rpartition("/")
+    if folder == from_src.rpartition("/")[0] and name:  # the same folder, the usual case
+        return name
     # Both are plain paths under docs/: drop the shared folders, climb out of the rest.
     # (posixpath.relpath gets the same answer through abspath and getcwd, at 10x the cost.)
     to, here = target_src.split("/"), from_src.split("/")[:-1]
