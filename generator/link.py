@@ -52,38 +52,38 @@ class Match:
     target: Target
 
 
+_END = ""  # the key under which a trie node keeps the names that end there (no word is empty)
+
+
 class Linker:
     def __init__(self, names: Iterable[tuple[str, Target]]):
-        # Names by their case-folded words joined with single spaces (a string hashes once;
-        # a tuple would hash again at every lookup); each with the words that must match
-        # exactly (position, spelling), worked out once here rather than at every candidate.
-        self.index: dict[str, list[tuple[tuple[tuple[int, str], ...], Target]]] = {}
+        # Names by their case-folded words; each with the words that must match exactly
+        # (position, spelling), worked out once here rather than at every candidate.
+        index: dict[tuple[str, ...], list[tuple[tuple[tuple[int, str], ...], Target]]] = {}
         for name, target in names:
             words = _words(name)
             if not words or (len(words) == 1 and len(words[0]) < 2):
                 continue
-            key = " ".join(w.casefold() for w in words)
             strict = tuple((k, w) for k, w in enumerate(words) if _strict(w))
-            self.index.setdefault(key, []).append((strict, target))
-        # Every proper word prefix of a name: reading on from a word is worth it only while
-        # the words so far begin some name.
-        self.prefixes: set[str] = set()
-        for key in self.index:
-            words = key.split(" ")
-            self.prefixes.update(" ".join(words[:k]) for k in range(1, len(words)))
-        self.first_words: set[str] = {key.split(" ")[0] for key in self.index}
-        # Plurals, worked out once: a name whose last word has three letters or more also
-        # matches with -s or -es added ('caches' tries 'cach' + es before 'cache' + s).
-        self.plurals: dict[str, list[tuple[str, int]]] = {}
-        for key in self.index:
-            if len(key.rsplit(" ", 1)[-1]) >= 3:
-                for sfx in ("es", "s"):
-                    self.plurals.setdefault(key + sfx, []).append((key, len(sfx)))
-        for forms in self.plurals.values():
-            forms.sort(key=lambda f: -f[1])
-        # The words a name can start with, plurals of one-word names included (a plural can
-        # only end a name): everything else is skipped without a closer look.
-        self.starters: frozenset[str] = frozenset(self.first_words | {k for k in self.plurals if " " not in k})
+            index.setdefault(tuple(w.casefold() for w in words), []).append((strict, target))
+        # A trie of words: matching reads on from a word only while the words so far begin
+        # some name, one dictionary step per word. A node's _END entry lists what a name
+        # ending there may match: the name itself, then (for a last word of three letters or
+        # more) the plurals, -es before -s ('caches' tries 'cach' + es before 'cache' + s).
+        self.trie: dict = {}
+        ends: list[tuple[tuple[str, ...], list, int]] = []
+        for key, named in index.items():
+            ends.append((key, named, 0))
+            if len(key[-1]) >= 3:
+                ends += [(key[:-1] + (key[-1] + sfx,), named, len(sfx)) for sfx in ("es", "s")]
+        for key, named, cut in ends:
+            node = self.trie
+            for w in key:
+                node = node.setdefault(w, {})
+            node.setdefault(_END, []).append((named, cut))
+        for node in _nodes(self.trie):
+            if _END in node:
+                node[_END].sort(key=lambda nc: (nc[1] != 0, -nc[1]))  # the name as written first
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":
@@ -95,7 +95,7 @@ class Linker:
         return cls(names)
 
     @staticmethod
-    def _accept(named: list, words: "_Words", i: int, last: int, cut: int = 0) -> Target | None:
+    def _accept(named: list, words: "_Words", i: int, last: int, cut: int) -> Target | None:
         """The first of `named` whose exact-case words match the text's words from index i
         (word `last` of the name without its plural ending of `cut` letters)."""
         for strict, target in named:
@@ -103,36 +103,34 @@ class Linker:
                 return target
         return None
 
-    def _match_at(self, i: int, words: "_Words", folded: list[str], gaps: list[str]) -> tuple[int, Target] | None:
-        """The longest name starting at word i, as (words used, target). gaps[j] is the
-        text between word j - 1 and word j."""
+    def _match_at(self, i: int, node: dict, words: "_Words", folded: list[str], gaps: list[str]) -> tuple[int, Target] | None:
+        """The longest name starting at word i (whose trie node is `node`), as (words used,
+        target). gaps[j] is the text between word j - 1 and word j."""
         n = len(folded)
         best = None
         j = i
-        key = folded[i]
-        index, plurals, prefixes = self.index, self.plurals, self.prefixes
         while True:
-            target = None
-            named = index.get(key)
-            if named is not None:
-                # the usual case: one name, no exact-case words
-                target = named[0][1] if not named[0][0] else self._accept(named, words, i, j - i)
-            if target is None and key in plurals:
-                for base, cut in plurals[key]:
-                    target = self._accept(index[base], words, i, j - i, cut)
-                    if target is not None:
+            ending = node.get(_END)
+            if ending is not None:
+                for named, cut in ending:
+                    if not cut and not named[0][0]:  # the usual case: one name, no exact-case words
+                        best = (j - i + 1, named[0][1])
                         break
-            if target is not None:
-                best = (j - i + 1, target)
-            # Read on only while the words so far begin a name and the next word is joined
-            # to this one by spaces or hyphens alone.
-            if key not in prefixes or j + 1 >= n:
+                    target = self._accept(named, words, i, j - i, cut)
+                    if target is not None:
+                        best = (j - i + 1, target)
+                        break
+            # Read on only while the next word is joined to this one by spaces or hyphens
+            # alone and the words so far begin a longer name.
+            if j + 1 >= n or len(node) == (ending is not None):
                 break
             gap = gaps[j + 1]
             if gap != " " and not _joins(gap):
                 break
             j += 1
-            key = key + " " + folded[j]
+            node = node.get(folded[j])
+            if node is None:
+                break
         return best
 
     def find(self, text: str) -> Iterator[Match]:
@@ -141,8 +139,8 @@ class Linker:
         # gap, word, gap, word, ..., gap; for ASCII text, lower() keeps every character in place
         parts = TOKEN_RE.split(text.lower() if ascii else text)
         folded = parts[1::2] if ascii else [w.lower() for w in parts[1::2]]  # words are ASCII: lower() is casefold()
-        starters = self.starters
-        candidates = [i for i, w in enumerate(folded) if w in starters]
+        trie = self.trie
+        candidates = [i for i, w in enumerate(folded) if w in trie]
         if not candidates:
             return
         gaps = parts[0::2]
@@ -152,13 +150,21 @@ class Linker:
         for i in candidates:
             if i < after:
                 continue
-            hit = self._match_at(i, words, folded, gaps)
+            hit = self._match_at(i, trie[folded[i]], words, folded, gaps)
             if hit:
                 if ends is None:
                     ends = list(accumulate(map(len, parts)))  # ends[k]: where parts[k] ends in text
                 size, target = hit
                 after = i + size
                 yield Match(ends[2 * i], ends[2 * after - 1], target)
+
+
+def _nodes(trie: dict) -> Iterator[dict]:
+    stack = [trie]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack += [child for w, child in node.items() if w != _END]
 
 
 class _Words:
