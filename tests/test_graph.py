@@ -58,9 +58,25 @@ def test_json_export_round_trips_through_networkx(graph):
 def test_graphml_opens_in_networkx(graph, tmp_path):
     path = tmp_path / "g.graphml"
     path.write_text(to_graphml(graph))
-    g = nx.read_graphml(path)
+    g = nx.read_graphml(path, force_multigraph=True)
     assert g.number_of_nodes() == graph.number_of_nodes()
     assert g.nodes["kv-cache"]["title"] == "KV cache"
+    # Everything comes back: every node with every attribute, every edge with its key and data.
+    assert dict(g.nodes(data=True)) == dict(graph.nodes(data=True))
+    assert sorted(g.edges(keys=True, data=True), key=str) == sorted(graph.edges(keys=True, data=True), key=str)
+
+
+def test_graphml_keeps_markup_and_odd_characters_as_text(tmp_path):
+    g = nx.MultiDiGraph()
+    g.add_node("a&b", title='<script>alert("x")</script> & \'q\'', short="ctrl\x01char", kind="term")
+    g.add_node("b", title="B", short="", kind="term")
+    g.add_edge("a&b", "b", key="uses", relation="uses", origin="declared")
+    path = tmp_path / "g.graphml"
+    path.write_text(to_graphml(g))
+    back = nx.read_graphml(path, force_multigraph=True)
+    assert back.nodes["a&b"]["title"] == '<script>alert("x")</script> & \'q\''
+    assert back.nodes["a&b"]["short"] == "ctrlchar"  # not allowed in XML 1.0: dropped, not a broken file
+    assert list(back.edges(keys=True, data=True)) == [("a&b", "b", "uses", {"relation": "uses", "origin": "declared"})]
 
 
 def test_exports_are_byte_identical_across_builds(atlas):
