@@ -45,7 +45,7 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = Non
     n = count() if workers is None else workers
     if n < 2 or len(items) < min_items or _JOB:  # _JOB set: already inside a worker
         return [fn(x) for x in items]
-    size = max(4, len(items) // (n * 8))  # small chunks keep both cores busy to the end
+    size = max(4, len(items) // (n * 32))  # small chunks keep both cores busy to the end
     chunks = [range(i, min(i + size, len(items))) for i in range(0, len(items), size)]
     _JOB.update(fn=fn, items=items)
     # Objects that exist before the fork go to the permanent generation: otherwise every

@@ -83,3 +83,25 @@ def test_exports_are_byte_identical_across_builds(atlas):
     a = build_graph(atlas, mentions(atlas))
     b = build_graph(load_atlas(REPO), mentions(atlas))
     assert to_json(a) == to_json(b) and to_graphml(a) == to_graphml(b)
+
+
+def test_importance_is_networkx_pagerank_on_the_undirected_graph(graph):
+    """The ranks that order search results and pick the comparison matrix's engines are
+    networkx's PageRank of the undirected graph, computed without building that graph."""
+    from generator.graph import importance
+
+    undirected = nx.Graph()
+    undirected.add_nodes_from(graph.nodes)
+    undirected.add_edges_from((u, v) for u, v, _ in graph.edges(keys=True))
+    expected = nx.pagerank(undirected, alpha=0.85, tol=1e-9, max_iter=1000)
+    got = importance(graph)
+    assert got.keys() == expected.keys()
+    assert max(abs(got[n] - expected[n]) for n in got) < 1e-6
+    assert sorted(got, key=got.get)[-5:] == sorted(expected, key=expected.get)[-5:]
+    # with a dangling node and a self-loop too
+    small = nx.MultiDiGraph([("a", "b", "x"), ("b", "c", "x"), ("c", "c", "x")])
+    small.add_node("lonely")
+    ref = nx.Graph([("a", "b"), ("b", "c"), ("c", "c")])
+    ref.add_node("lonely")
+    want = nx.pagerank(ref, alpha=0.85, tol=1e-9, max_iter=1000)
+    assert all(abs(importance(small)[k] - want[k]) < 1e-6 for k in want)
