@@ -30,6 +30,7 @@ def _words(name: str) -> list[str]:
     return WORD_RE.findall(name)
 
 
+@lru_cache(maxsize=65536)
 def _strict(word: str) -> bool:
     """A word that must match case-exactly: a capital after its first character (TTFT,
     MoE, vLLM, H100) or a digit mixed with letters (FP8, Q4)."""
@@ -71,19 +72,16 @@ class Linker:
         # ending there may match: the name itself, then (for a last word of three letters or
         # more) the plurals, -es before -s ('caches' tries 'cach' + es before 'cache' + s).
         self.trie: dict = {}
-        ends: list[tuple[tuple[str, ...], list, int]] = []
-        for key, named in index.items():
-            ends.append((key, named, 0))
-            if len(key[-1]) >= 3:
-                ends += [(key[:-1] + (key[-1] + sfx,), named, len(sfx)) for sfx in ("es", "s")]
-        for key, named, cut in ends:
-            node = self.trie
-            for w in key:
-                node = node.setdefault(w, {})
-            node.setdefault(_END, []).append((named, cut))
-        for node in _nodes(self.trie):
-            if _END in node:
-                node[_END].sort(key=lambda nc: (nc[1] != 0, -nc[1]))  # the name as written first
+        for cut in (0, 2, 1):  # in this order, so every node's list is in order of preference
+            sfx = ("", "s", "es")[cut]
+            for key, named in index.items():
+                if cut and len(key[-1]) < 3:
+                    continue
+                node = self.trie
+                for w in key[:-1]:
+                    node = node.setdefault(w, {})
+                node = node.setdefault(key[-1] + sfx, {})
+                node.setdefault(_END, []).append((named, cut))
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":
@@ -157,14 +155,6 @@ class Linker:
                 size, target = hit
                 after = i + size
                 yield Match(ends[2 * i], ends[2 * after - 1], target)
-
-
-def _nodes(trie: dict) -> Iterator[dict]:
-    stack = [trie]
-    while stack:
-        node = stack.pop()
-        yield node
-        stack += [child for w, child in node.items() if w != _END]
 
 
 class _Words:
