@@ -17,10 +17,13 @@ from __future__ import annotations
 import html
 import posixpath
 import re
+import time
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
 from typing import Iterable, Iterator
+
+from . import timing
 
 WORD_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.+/']*[A-Za-z0-9+])?")
 SPLIT_RE = re.compile(r"[\s\-]+")
@@ -186,6 +189,10 @@ VOID_TAGS = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link",
 TAG_RE = re.compile(r"<!--.*?-->|<(/?)([a-zA-Z][a-zA-Z0-9-]*)([^>]*)>", re.S)
 
 
+NO_LINKS_BELOW = "<!-- atlas:no-term-links -->"
+"""Where a generated page's prose ends: link_html links nothing after it, and removes it."""
+
+
 def relative_url(target: str, page_url: str) -> str:
     """Link from page `page_url` (e.g. 'glossary/kv-cache/') to site path `target`."""
     base = "/" + page_url.lstrip("/")
@@ -207,6 +214,20 @@ def link_html(text: str, linker: Linker, page_url: str, skip_id: str | None = No
     """Link the first mention of each entry in rendered HTML. Returns (html, linked ids).
 
     With `per_section`, each <h2> starts a fresh set, so long pages link again per section."""
+    started = time.process_time()
+    try:
+        # Below the marker (an entry page's graph, relation lists and sources: links and
+        # citations already) nothing is linked, or even read.
+        cut = text.find(NO_LINKS_BELOW)
+        if cut < 0:
+            return _link_html(text, linker, page_url, skip_id, per_section)
+        linked, ids = _link_html(text[:cut], linker, page_url, skip_id, per_section)
+        return linked + text[cut + len(NO_LINKS_BELOW):], ids
+    finally:
+        timing.link_cpu += time.process_time() - started
+
+
+def _link_html(text: str, linker: Linker, page_url: str, skip_id: str | None, per_section: bool) -> tuple[str, list[str]]:
     out: list[str] = []
     linked: list[str] = []
     seen: set[str] = {skip_id} if skip_id else set()

@@ -27,6 +27,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
+from . import timing
 from . import workers as workers_
 
 log = logging.getLogger("mkdocs.plugins.atlas")
@@ -50,6 +51,7 @@ class Rendered:
     links_to_anchors: dict[str, dict[str, str]] | None  # target file's src_uri -> links
     search: list[dict] | None  # Material's index entries for the page, or None if not indexed
     logs: list[tuple[str, int, str]]  # log records the steps made, re-emitted by the parent
+    link_cpu: float = 0.0  # seconds the worker spent linking terms on this page
 
 
 def others_listen(config, own) -> list[str]:
@@ -85,6 +87,7 @@ def render_all(pages: list, config, files, workers: int) -> dict[str, Rendered]:
 
     def render(page) -> Rendered:
         capture = _Capture.install()
+        linking = timing.link_cpu
         _populate_page(page, config, files)
         entries = None
         if search_config is not None:
@@ -96,7 +99,7 @@ def render_all(pages: list, config, files, workers: int) -> dict[str, Rendered]:
             meta=page.meta, content=page.content, toc=page.toc, title=page._title_from_render,
             anchors=page.present_anchor_ids or set(),
             links_to_anchors=None if links is None else {f.src_uri: v for f, v in links.items()},
-            search=entries, logs=capture.records)
+            search=entries, logs=capture.records, link_cpu=timing.link_cpu - linking)
         page.markdown = page.content = None  # the worker's copy of the page is done with
         return out
 
@@ -169,3 +172,4 @@ def restore(page, rendered: Rendered, files) -> None:
     if rendered.links_to_anchors is not None:
         page.links_to_anchors = {files.get_file_from_path(k): v for k, v in rendered.links_to_anchors.items()}
     replay(rendered.logs)
+    timing.link_cpu += rendered.link_cpu

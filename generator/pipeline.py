@@ -113,13 +113,27 @@ def build(root: Path):
     from .graph import build_graph
     from .link import Linker
 
-    atlas = load_atlas(root)
-    linker = Linker.from_atlas(atlas)
-    g = build_graph(atlas, mentions(atlas, linker))
-    errors = [f for f in author_findings(root, atlas, g) if f.severity == "error"]
-    if errors:
-        raise AtlasError(errors)
-    return atlas, emit(atlas, g), linker
+    from .timing import stage
+
+    with stage("load"):
+        docs, findings = load_tree(Path(root))
+    with stage("validate"):
+        findings += validate(docs)
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:
+            raise AtlasError(errors)
+    with stage("model"):
+        atlas = build_model(docs)
+    with stage("graph"):
+        linker = Linker.from_atlas(atlas)
+        g = build_graph(atlas, mentions(atlas, linker))
+    with stage("check"):
+        errors = [f for f in author_findings(root, atlas, g) if f.severity == "error"]
+        if errors:
+            raise AtlasError(errors)
+    with stage("emit"):
+        files = emit(atlas, g)
+    return atlas, files, linker
 
 
 def build_site_files(root: Path) -> dict[str, str]:

@@ -18,7 +18,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
-from . import parallel, workers
+from . import parallel, timing, workers
 from .findings import AtlasError
 from .handwritten import expand
 from .link import Linker, link_html
@@ -51,6 +51,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
     def on_config(self, config):
         # Runs before MkDocs cleans or writes the site directory: a knowledge base with
         # errors stops the build here, and nothing is written.
+        timing.reset()
         try:
             self.atlas, self.generated, self.linker = build(self._root(config))
         except AtlasError as exc:
@@ -68,7 +69,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
     def on_nav(self, nav, config, files):
         """Render the generated pages on every core before MkDocs reads them one by one
         (see generator/parallel.py); the results are put in place page by page below."""
-        self.prerendered = {}
+        self.prerendered, self.n_workers = {}, 1
         n = workers.count(self.config.workers)
         pages = [f.page for f in (files.get_file_from_path(p) for p in self.generated) if f is not None and f.page is not None]
         if n < 2 or len(pages) < parallel.MIN_PAGES:
@@ -141,6 +142,8 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def on_post_build(self, config):
         self.prerendered, self.prebuilt, self.nav, self.search = {}, {}, None, None
+        spent = ", ".join(f"{name} {s:.2f} s" for name, s in timing.stages.items())
+        log.info(f"atlas: generator {spent}; term linking {timing.link_cpu:.2f} s of CPU over {self.n_workers} process(es)")
 
     def on_serve(self, server, config, builder):
         root = self._root(config)

@@ -137,3 +137,13 @@ def test_plural_of_the_last_word_only():
     # 'caches' is neither 'cach' + es nor a name + s; 'KVs' is a plural of a word that is not a whole name
     assert ids("GPUs, prefix cachings, caches and decodes") == ["gpu", "prefix-caching", "decode"]
     assert ids("GPUS gpus KVs cache") == ["gpu"]  # exact-case words keep their case before the ending
+
+
+def test_nothing_is_linked_below_the_end_of_prose_marker():
+    """Generated entry pages end their prose with a marker: the graph, relation lists and
+    source titles below it get no term links, and the marker itself is not published."""
+    from generator.link import NO_LINKS_BELOW
+
+    out, linked = link_html(f"<p>decode</p>{NO_LINKS_BELOW}<p>TTFT and MoE</p>", LINKER, "learn/flow/")
+    assert linked == ["decode"]
+    assert "<p>TTFT and MoE</p>" in out and NO_LINKS_BELOW not in out
