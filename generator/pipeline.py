@@ -107,12 +107,17 @@ def author_findings(root: Path, atlas: Atlas, g) -> list:
 
 def build(root: Path):
     """The model, every generated file, and the term linker that pages are linked with:
-    load, validate, model, graph, emit. Returns (atlas, files, linker)."""
+    load, validate, model, graph, check, emit. Returns (atlas, files, linker)."""
+    from .timing import fewer_collections
+
+    with fewer_collections():
+        return _build(Path(root))
+
+
+def _build(root: Path):
     from .emit import emit
-    from .findings import AtlasError
     from .graph import build_graph
     from .link import Linker
-
     from .timing import stage
 
     with stage("load"):
