@@ -391,27 +391,25 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
         boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
         return _entry_page(atlas, g, e, boost, fit, degree)
 
-    # Each page on its own, on any core; the graph exports go first, so that one worker
-    # writes them while the others write entry pages.
-    exports = {"graph/graph.json": lambda: to_json(g), "graph/graph.graphml": lambda: to_graphml(g),
-               "graph/graph-view.json": lambda: view_json(g, rank)}
-    jobs = list(exports.items()) + [(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
-    for (path, _), text in zip(jobs, fork_map(lambda job: job[1](), jobs)):
-        files[path] = text
-    for kind in KIND_TITLES:
-        if kind != "term":
-            files[f"{KIND_URLS[kind]}/index.md"] = _index_page(atlas, kind)
-    files.update(_glossary_pages(atlas))
-    files.update(_category_pages(atlas))
-    files.update(_source_pages(atlas))
-    files.update(_redirects(atlas))
-    page = Page(atlas, "graph/index.md")
-    files["graph/index.md"] = front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.") + \
-        _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g), mention_only=mention_only(g),
-                                                  counts=_relation_counts(g))
-    files["calculator.md"] = _calculator_page(atlas)
-    files.update(_comparison_pages(atlas, rank))
-    files["glossary.json"] = glossary_json(atlas)
+    def graph_page() -> str:
+        page = Page(atlas, "graph/index.md")
+        return front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.") + \
+            _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g),
+                                                      mention_only=mention_only(g), counts=_relation_counts(g))
+
+    # Every job on any core, each returning {path: text}: the graph exports and the index
+    # pages first (the longest jobs), so that one worker writes them while the others
+    # write entry pages.
+    one = lambda path, make: lambda: {path: make()}  # noqa: E731
+    jobs = [one("graph/graph.json", lambda: to_json(g)), one("graph/graph.graphml", lambda: to_graphml(g)),
+            one("graph/graph-view.json", lambda: view_json(g, rank)),
+            partial(_glossary_pages, atlas), partial(_category_pages, atlas), partial(_source_pages, atlas),
+            partial(_redirects, atlas), one("graph/index.md", graph_page), one("calculator.md", partial(_calculator_page, atlas)),
+            partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas))]
+    jobs += [one(f"{KIND_URLS[kind]}/index.md", partial(_index_page, atlas, kind)) for kind in KIND_TITLES if kind != "term"]
+    jobs += [one(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
+    for made in fork_map(lambda job: job(), jobs):
+        files.update(made)
     return dict(sorted(files.items()))
 
 
