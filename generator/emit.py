@@ -45,6 +45,7 @@ def _env() -> jinja2.Environment:
         loader=jinja2.PackageLoader("generator", "templates"),
         autoescape=False,  # output is Markdown; text fields go through the `e` filter below
         keep_trailing_newline=True,
+        auto_reload=False,  # templates do not change during a build: no stat() per page
         trim_blocks=True,
         lstrip_blocks=True,
         undefined=jinja2.Undefined,  # optional YAML fields are simply absent
@@ -153,14 +154,14 @@ def search_tags(e: Entry) -> list[str]:
 
 
 def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "_FitPairs",
-                degree: dict[str, int] | None = None) -> str:
+                order: dict[str, tuple[int, str]] | None = None) -> str:
     page = Page(atlas, e.src_path)  # sources are numbered in order of first citation
     body = page.md(e.body)
     cat = atlas.categories.get(e.category)
     ctx = dict(
         e=e, page=page, body=body, atlas=atlas, category=cat,
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
-        related=related(g, atlas, e.id), backlinks=backlinks(g, e.id), local_svg=_local_svg(atlas, g, e, degree),
+        related=related(g, atlas, e.id), backlinks=backlinks(g, e.id), local_svg=_local_svg(atlas, g, e, order),
         fit=_fit_table(atlas, page, e, fit),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
@@ -224,13 +225,13 @@ def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
 
 
 
-def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, degree: dict[str, int] | None = None) -> str:
+def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, order: dict[str, tuple[int, str]] | None = None) -> str:
     """A small radial graph of the entry and its neighbours, laid out at build time: SVG
     lines for the edges and ordinary HTML links for the nodes, placed in percentages so it
     scales. The Related list below is its text alternative."""
     import math
 
-    items = local_graph(g, e.id, degree)
+    items = local_graph(g, e.id, order=order)
     if not items:
         return ""
     types = atlas.relation_types
@@ -383,13 +384,14 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph) -> dict[str, str]:
     rank = importance(g)
     top = max(rank.values(), default=1) or 1
     fit = _FitPairs.of(atlas)  # the same columns and rows on every fit table of the build
-    degree = dict(g.degree())  # once, not per neighbour of every local graph
+    # Once, not per neighbour of every local graph: best connected first, then by title.
+    order = {n: (-d, g.nodes[n]["title"].casefold()) for n, d in g.degree()}
 
     def entry_page(e: Entry) -> str:
         # Where several entries match a search equally well, the more central one (by
         # PageRank over the concept graph) comes first: KV cache before KV-cache-aware routing.
         boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
-        return _entry_page(atlas, g, e, boost, fit, degree)
+        return _entry_page(atlas, g, e, boost, fit, order)
 
     def graph_page() -> str:
         page = Page(atlas, "graph/index.md")

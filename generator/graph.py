@@ -159,7 +159,7 @@ LOCAL_GRAPH_LIMIT = 16
 """At most this many neighbours on an entry's local graph, so page size stays bounded."""
 
 
-def local_graph(g: nx.MultiDiGraph, entry_id: str, degree: Mapping[str, int] | None = None) -> list[tuple[str, str, bool]]:
+def local_graph(g: nx.MultiDiGraph, entry_id: str, order: Mapping[str, tuple[int, str]] | None = None) -> list[tuple[str, str, bool]]:
     """The entry's direct neighbours as (id, relation, outgoing), capped at
     LOCAL_GRAPH_LIMIT. Every relation gets a turn before any gets a second one, so a busy
     entry shows what it is, what it implements and what runs it rather than sixteen of one
@@ -183,7 +183,8 @@ def local_graph(g: nx.MultiDiGraph, entry_id: str, degree: Mapping[str, int] | N
         groups.setdefault((r, rel, out), []).append(node)
     for key, nodes in groups.items():
         if key[0] >= 2:  # incoming and mentions: the best connected first
-            nodes.sort(key=lambda n: (-(degree[n] if degree is not None else g.degree(n)), _folded_title(g, n)))
+            # `order`: the same key for every node, worked out once per build by the caller
+            nodes.sort(key=order.__getitem__ if order is not None else lambda n: (-g.degree(n), _folded_title(g, n)))
     picked: list[tuple[str, str, bool]] = []
     queues = [(key, list(nodes)) for key, nodes in sorted(groups.items(), key=lambda kv: kv[0][0])]
     for tier in sorted({key[0] for key, _ in queues}):
