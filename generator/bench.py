@@ -258,12 +258,13 @@ def report(results: list[dict]) -> str:
     for r in results:
         lines.append(f"| {r['entries']:,} | {r['site_mb']} | {r['largest_entry_page_kb']} | {r['median_entry_page_kb']} | "
                      f"{r['largest_page_kb']} (`{r['largest_page']}`) | {r['search_index_mb']} |")
+    # One row per stage, one column per size: narrow enough to read without side-scrolling.
     lines += ["", "Generator stages, in the median build above (link: the workers' CPU time linking terms, over the "
-              "number of workers):", "", "| entries | " + " | ".join(results[0]["stages_s"]) + " | sum |",
-              "|---:|" + "---:|" * (len(results[0]["stages_s"]) + 1)]
-    for r in results:
-        lines.append(f"| {r['entries']:,} | " + " | ".join(f"{v:.2f} s" for v in r["stages_s"].values())
-                     + f" | {sum(r['stages_s'].values()):.2f} s |")
+              "number of workers):", "", "| stage | " + " | ".join(f"{r['entries']:,} entries" for r in results) + " |",
+              "|---|" + "---:|" * len(results)]
+    for stage in results[0]["stages_s"]:
+        lines.append(f"| {stage} | " + " | ".join(f"{r['stages_s'].get(stage, 0):.2f} s" for r in results) + " |")
+    lines.append("| **sum** | " + " | ".join(f"**{sum(r['stages_s'].values()):.2f} s**" for r in results) + " |")
     if all("baseline_s" in r for r in results):
         lines += ["", "| entries | full build (s) | MkDocs + Material alone, same pages, one process (s) | full build ÷ MkDocs alone |",
                   "|---:|---:|---:|---:|"]
