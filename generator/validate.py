@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import lru_cache, partial
 from importlib import resources
 from typing import Any, Iterable, Iterator
 
@@ -189,8 +189,13 @@ def _fast_checks() -> dict[str, Any]:
     return out
 
 
-def check_schema(doc: Document) -> list[Finding]:
-    fast = _fast_checks().get(doc.kind)
+FAST_SCHEMA_MIN = 500
+"""Compiling the schemas costs about 0.2 s, as much as jsonschema takes for 500 documents:
+smaller knowledge bases (the real one, `mkdocs serve` rebuilds) go straight to jsonschema."""
+
+
+def check_schema(doc: Document, compiled: bool = False) -> list[Finding]:
+    fast = _fast_checks().get(doc.kind) if compiled else None
     if fast is not None:
         try:
             fast(doc.data)
@@ -504,8 +509,11 @@ def validate(docs: list[Document]) -> list[Finding]:
     from .workers import fork_map
 
     out: list[Finding] = []
-    _fast_checks(), _validators()  # compiled once, before the workers fork
-    for found in fork_map(check_schema, docs):  # each document on its own: any core
+    compiled = len(docs) >= FAST_SCHEMA_MIN
+    if compiled:
+        _fast_checks()  # compiled once, before the workers fork
+    _validators()
+    for found in fork_map(partial(check_schema, compiled=compiled), docs):  # each document on its own: any core
         out += found
     index = _Index(docs)
     out += index.duplicates

@@ -187,3 +187,21 @@ def test_compiled_schema_check_rejects_whatever_jsonschema_rejects():
             checked += 1
             rejected += not jsonschema_says
     assert checked > 1000 and rejected > checked // 3, (checked, rejected)
+
+
+def test_a_large_knowledge_base_gets_the_same_precise_errors(tmp_path):
+    """Above FAST_SCHEMA_MIN documents the compiled check screens them first; a broken
+    entry still gets jsonschema's file:line explanation, the same as in a small one."""
+    from generator.bench import make_corpus
+    from generator.validate import FAST_SCHEMA_MIN
+
+    make_corpus(tmp_path, 520)
+    entry = tmp_path / "glossary" / "terms" / "term-7.yaml"
+    lines = entry.read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("category:"))
+    lines.insert(at + 1, "catgory: memory")
+    entry.write_text("\n".join(lines) + "\n")
+    docs, problems = load_tree(tmp_path)
+    assert len(docs) >= FAST_SCHEMA_MIN and not problems
+    out = [str(f) for f in validate(docs)]
+    assert out == [f"glossary/terms/term-7.yaml:{at + 2}:1: unknown key 'catgory' — did you mean 'category'?"]
