@@ -225,27 +225,42 @@ def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
 
 
 
+@lru_cache(maxsize=64)
+def _ring(n: int) -> tuple[tuple[str, str], ...]:
+    """Where n neighbours sit around the centre of a local graph, as formatted x and y."""
+    import math
+
+    out = []
+    for i in range(n):
+        angle = 2 * math.pi * i / n - math.pi / 2
+        out.append((f"{50 + 38 * math.cos(angle):.1f}", f"{50 + 40 * math.sin(angle):.1f}"))
+    return tuple(out)
+
+
+@lru_cache(maxsize=200_000)
+def _local_node(kind: str, url: str, title: str, label: str) -> tuple[str, str]:
+    """A neighbour's link on a local graph, before and after its position (escaped once)."""
+    href = "../../" + url.strip("/") + "/"
+    return (f'<a class="atlas-local__node atlas-local__{kind}" style="left:',
+            f'" href="{esc(href)}" title="{esc(label)}: {esc(title)}">{esc(title)}</a>')
+
+
 def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, order: dict[str, tuple[int, str]] | None = None) -> str:
     """A small radial graph of the entry and its neighbours, laid out at build time: SVG
     lines for the edges and ordinary HTML links for the nodes, placed in percentages so it
     scales. The Related list below is its text alternative."""
-    import math
-
     items = local_graph(g, e.id, order=order)
     if not items:
         return ""
     types = atlas.relation_types
     lines, nodes = [], []
-    for i, (other, rel, outgoing) in enumerate(items):
-        angle = 2 * math.pi * i / len(items) - math.pi / 2
-        x, y = 50 + 38 * math.cos(angle), 50 + 40 * math.sin(angle)
+    for (other, rel, outgoing), (x, y) in zip(items, _ring(len(items))):
         label = "mentions" if rel == "mentions" else (types[rel].label if outgoing or types[rel].symmetric else types[rel].inverse)
         dash = ' stroke-dasharray="1.5 1"' if rel == "mentions" else ""
-        lines.append(f'<line x1="50" y1="50" x2="{x:.1f}" y2="{y:.1f}"{dash}/>')
+        lines.append(f'<line x1="50" y1="50" x2="{x}" y2="{y}"{dash}/>')
         o = atlas.entries[other]
-        href = "../../" + o.url.strip("/") + "/"
-        nodes.append(f'<a class="atlas-local__node atlas-local__{o.kind}" style="left:{x:.1f}%;top:{y:.1f}%" href="{esc(href)}" '
-                     f'title="{esc(label)}: {esc(o.title)}">{esc(o.title)}</a>')
+        before, after = _local_node(o.kind, o.url, o.title, label)
+        nodes.append(f"{before}{x}%;top:{y}%{after}")
     svg = ('<svg class="atlas-local__edges" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">'
            + "".join(lines) + "</svg>")
     me = f'<span class="atlas-local__node atlas-local__self atlas-local__{e.kind}" style="left:50%;top:50%">{esc(e.title)}</span>'
