@@ -36,6 +36,8 @@ def _esc_str(value: str) -> str:
 
 def split_code(text: str) -> list[tuple[bool, str]]:
     """[(is_code, piece)] covering `text` in order."""
+    if "`" not in text and "~~~" not in text:  # no code at all, the usual case: skip the scan
+        return [(False, text)] if text else []
     out: list[tuple[bool, str]] = []
     pos = 0
     for m in _CODE_RE.finditer(text):
