@@ -380,8 +380,8 @@ file. The generator's per-entry work (writing each entry's page, finding the ter
 prose names) is spread the same way. `ATLAS_WORKERS=1` builds in one process.
 
 The generator keeps its own stages short. libyaml parses the files, and a node's line and
-column are worked out only when a check reports a problem. Valid documents pass a
-compiled schema check, and jsonschema runs only to explain a rejection. Term matching
+column are worked out only when a check reports a problem. From 500 documents up, valid
+documents pass a compiled schema check, and jsonschema runs only to explain a rejection. Term matching
 walks a trie of words, one dictionary step per word; nothing below an entry page's prose
 (its graph, relation lists and sources) is read for terms. PageRank runs on a sparse
 matrix, and the graph exports are written directly. Entry pages, index pages and
