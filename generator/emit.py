@@ -526,14 +526,13 @@ class _FitPairs:
                    [(x, model_spec(x)) for x in atlas.of_kind("model")[:FIT_LIMIT]])
 
 
-def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs | None = None) -> dict | None:
+def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | None:
     """'What fits where' for a model page (over devices) or a device page (over models):
     4,096 tokens, one sequence, 16-bit KV cache."""
     from .calc import CalcError, device_spec, estimate, model_spec
 
     if e.kind not in ("model", "hardware"):
         return None
-    fit = fit or _FitPairs.of(atlas)
     if e.kind == "model":
         m = model_spec(e)
         pairs = [(d, m, spec) for d, spec in fit.devices]

@@ -24,6 +24,7 @@ from itertools import accumulate
 from typing import Iterable, Iterator
 
 from . import timing
+from .text import climb
 
 WORD_RE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_.+/']*[A-Za-z0-9+])?")
 SPLIT_RE = re.compile(r"[\s\-]+")
@@ -201,12 +202,8 @@ def relative_url(target: str, page_url: str) -> str:
     if "." in base or "/." in target or "//" in target:  # anything to normalise: the library does it
         rel = posixpath.relpath(target, base)
     else:  # plain paths: drop the shared folders, climb out of the rest (posixpath would call getcwd)
-        to, here = target.strip("/").split("/"), base.strip("/").split("/")
-        to, here = [p for p in to if p], [p for p in here if p]
-        common = 0
-        while common < min(len(to), len(here)) and to[common] == here[common]:
-            common += 1
-        rel = "/".join([".."] * (len(here) - common) + to[common:]) or "."
+        to, here = [p for p in target.split("/") if p], [p for p in base.split("/") if p]
+        rel = climb(to, here, shared=min(len(to), len(here))) or "."
     return rel + "/" if target.endswith("/") and not rel.endswith("/") else rel
 
 

@@ -21,12 +21,17 @@ def find_root(start: Path | None = None) -> Path:
 
 def load_atlas(root: Path) -> Atlas:
     """Load and validate everything; raise AtlasError with every problem, or return the model."""
-    docs, findings = load_tree(Path(root))
-    findings += validate(docs)
-    errors = [f for f in findings if f.severity == "error"]
-    if errors:
-        raise AtlasError(errors)
-    return build_model(docs)
+    from .timing import stage
+
+    with stage("load"):
+        docs, findings = load_tree(Path(root))
+    with stage("validate"):
+        findings += validate(docs)
+        errors = [f for f in findings if f.severity == "error"]
+        if errors:
+            raise AtlasError(errors)
+    with stage("model"):
+        return build_model(docs)
 
 
 def mentions(atlas: Atlas, linker=None) -> dict[str, list[str]]:
@@ -120,15 +125,7 @@ def _build(root: Path):
     from .link import Linker
     from .timing import stage
 
-    with stage("load"):
-        docs, findings = load_tree(Path(root))
-    with stage("validate"):
-        findings += validate(docs)
-        errors = [f for f in findings if f.severity == "error"]
-        if errors:
-            raise AtlasError(errors)
-    with stage("model"):
-        atlas = build_model(docs)
+    atlas = load_atlas(root)  # the load, validate and model stages
     with stage("graph"):
         linker = Linker.from_atlas(atlas)
         g = build_graph(atlas, mentions(atlas, linker))

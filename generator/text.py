@@ -61,8 +61,14 @@ def relpath(target_src: str, from_src: str) -> str:
     # Both are plain paths under docs/: drop the shared folders, climb out of the rest.
     # (posixpath.relpath gets the same answer through abspath and getcwd, at 10x the cost.)
     to, here = target_src.split("/"), from_src.split("/")[:-1]
+    return climb(to, here, shared=min(len(here), len(to) - 1))  # the target's last part is a file
+
+
+def climb(to: list[str], here: list[str], shared: int) -> str:
+    """The relative path from folder `here` to `to`, both given as path parts: out of
+    what they do not share (at most their first `shared` parts), then down into `to`."""
     common = 0
-    while common < min(len(here), len(to) - 1) and here[common] == to[common]:
+    while common < shared and here[common] == to[common]:
         common += 1
     return "/".join([".."] * (len(here) - common) + to[common:])
 

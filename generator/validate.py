@@ -30,9 +30,15 @@ SHORT_LIMIT = 200
 
 
 @lru_cache(maxsize=None)
-def _validators() -> dict[str, Draft202012Validator]:
+def _schemas() -> dict[str, Any]:
+    """Every schema file, by name, read once for both validators."""
     folder = resources.files("generator") / "schemas"
-    schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".json")}
+    return {p.name: json.loads(p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".json")}
+
+
+@lru_cache(maxsize=None)
+def _validators() -> dict[str, Draft202012Validator]:
+    schemas = _schemas()
     registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in schemas.items())
     return {kind: Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry) for kind, name in SCHEMA_FOR.items()}
 
@@ -177,8 +183,7 @@ def _fast_checks() -> dict[str, Any]:
     a test compares the two on many broken entries.)"""
     import fastjsonschema
 
-    folder = resources.files("generator") / "schemas"
-    schemas = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".json")}
+    schemas = _schemas()
     out = {}
     for kind, name in SCHEMA_FOR.items():
         try:
