@@ -339,10 +339,12 @@ def check_entry(doc: Document, index: _Index) -> list[Finding]:
     if isinstance(body, str):
         for m in CITE_RE.finditer(body):
             sid = m.group(1)
+            if sid in listed and sid in index.sources:
+                continue  # the usual case: the place is worked out only for a finding
             line, col = doc.text_loc(("body",), m.start(), body)
             if sid not in index.sources:
                 add(Finding(doc.path, line, col, f"citation [@{sid}] names an unknown source{did_you_mean(sid, index.sources)}"))
-            elif sid not in listed:
+            else:
                 add(Finding(doc.path, line, col, f"citation [@{sid}] is not listed in this entry's sources; add '{sid}' to sources"))
         for m in WIKILINK_RE.finditer(body):
             target = m.group(1).strip()
