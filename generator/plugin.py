@@ -40,6 +40,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.prerendered: dict[str, parallel.Rendered] = {}
         self.prebuilt: dict[str, tuple[str, list]] = {}
         self.nav, self.n_workers, self.search = None, 1, None
+        self.deferred: dict[str, bool] | None = None  # pages a worker renders now and links after its batch
 
     def _root(self, config) -> Path:
         return Path(self.config.root or Path(config.config_file_path).parent).resolve()
@@ -78,7 +79,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         if others:
             log.info(f"atlas: rendering pages in one process, because {', '.join(others)} also handle page events")
             return nav
-        self.prerendered = parallel.render_all(pages, config, files, n)
+        self.prerendered = parallel.render_all(pages, config, files, n, self)
         log.info(f"atlas: rendered {len(pages)} generated pages in {n} processes")
         self.nav, self.n_workers, self.search = nav, n, parallel.search_plugin(config)
         return nav
@@ -125,8 +126,16 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def on_page_content(self, html: str, page, config, files) -> str:
         """Link the first mention of every entry on every page, handwritten or generated."""
+        if page.file.src_uri in self.prerendered:
+            return html
+        if self.deferred is not None:  # in a worker: linked with the rest of its batch (parallel.render_all)
+            self.deferred[page.file.src_uri] = True
+            return html
+        return self.link_page(html, page)
+
+    def link_page(self, html: str, page) -> str:
         meta = page.meta or {}
-        if meta.get("atlas_nolink") or self.linker is None or page.file.src_uri in self.prerendered:
+        if meta.get("atlas_nolink") or self.linker is None:
             return html
         own = (meta.get("atlas") or {}).get("id")
         linked, _ = link_html(html, self.linker, page.url, skip_id=own, per_section=len(html) > 20_000)
