@@ -226,8 +226,8 @@ def link_html(text: str, linker: Linker, page_url: str, skip_id: str | None = No
 
 def _link_html(text: str, linker: Linker, page_url: str, skip_id: str | None, per_section: bool) -> tuple[str, list[str]]:
     out: list[str] = []
-    linked: list[str] = []
-    seen: set[str] = {skip_id} if skip_id else set()
+    slots: list[tuple[int, int]] = []  # text between tags that may be linked: (index in out, section)
+    section = 0
     skip_depth = 0
     stack: list[tuple[str, bool]] = []  # open elements, and whether each stops linking
     pos = 0
@@ -235,8 +235,9 @@ def _link_html(text: str, linker: Linker, page_url: str, skip_id: str | None, pe
     while (m := search(text, pos)) is not None:
         start, end = m.span()
         if start > pos:
-            chunk = text[pos:start]
-            out.append(chunk if skip_depth else _link_text(chunk, linker, page_url, seen, linked))
+            if not skip_depth:
+                slots.append((len(out), section))
+            out.append(text[pos:start])
         pos = end
         whole, closing, tag, attrs = m.group(0, 1, 2, 3)
         out.append(whole)
@@ -254,7 +255,7 @@ def _link_html(text: str, linker: Linker, page_url: str, skip_id: str | None, pe
         if tag in VOID_TAGS or attrs.rstrip().endswith("/"):
             continue
         if per_section and tag == "h2":
-            seen = {skip_id} if skip_id else set()
+            section += 1
         if tag in SKIP_TAGS and (close := _closing(text, tag, end)) is not None:
             # A code block, a link, an SVG: copied whole up to its own closing tag, rather
             # than walked tag by tag.
@@ -265,9 +266,78 @@ def _link_html(text: str, linker: Linker, page_url: str, skip_id: str | None, pe
         stack.append((tag, stops))
         skip_depth += stops
     if pos < len(text):
-        chunk = text[pos:]
-        out.append(chunk if skip_depth else _link_text(chunk, linker, page_url, seen, linked))
+        if not skip_depth:
+            slots.append((len(out), section))
+        out.append(text[pos:])
+    linked = _link_slots(out, slots, linker, page_url, skip_id) if slots else []
     return "".join(out), linked
+
+
+def _link_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker, page_url: str,
+                skip_id: str | None) -> list[str]:
+    """Link the first mention of each entry (per section) in the text pieces out[i] named
+    by `slots`, in place. The pieces are searched as one text, joined by a character no
+    name can span, so the page costs one pass rather than one per piece between tags.
+    Pieces with character references are matched on their unescaped text and re-escaped."""
+    plains: list[str] = []
+    escaped: list[bool] = []
+    for i, _ in slots:
+        chunk = out[i]
+        plain = html.unescape(chunk) if "&" in chunk else chunk
+        plains.append(plain)
+        escaped.append(plain is not chunk and plain != chunk)
+    linked: list[str] = []
+    seen: set[str] = set()
+    current = -1  # the section whose first mentions `seen` holds
+    hits: dict[int, list[Match]] = {}  # piece number -> its accepted matches
+    k, piece_end = 0, len(plains[0])
+    offset = 0  # where piece k starts in the joined text
+    for m in linker.find(_SEP.join(plains)):
+        while m.start >= piece_end:  # a match lies inside one piece: move on to it
+            offset = piece_end + 1
+            k += 1
+            piece_end = offset + len(plains[k])
+        t = m.target
+        sec = slots[k][1]
+        if sec != current:
+            seen, current = ({skip_id} if skip_id else set()), sec
+        if t.id in seen:
+            continue
+        seen.add(t.id)
+        linked.append(t.id)
+        hits.setdefault(k, []).append(Match(m.start - offset, m.end - offset, t))
+    for k, (i, _) in enumerate(slots):
+        found = hits.get(k)
+        if found:
+            out[i] = _linked(plains[k], found, page_url, escaped[k])
+        elif escaped[k]:
+            out[i] = html.escape(plains[k], quote=False)
+    return linked
+
+
+_SEP = "\x00"  # joins the pieces of a page: not a word character, and no name spans it
+
+
+@lru_cache(maxsize=100_000)
+def _anchor_attrs(t: Target) -> str:
+    """What follows the href of a term link: the hover card's data, escaped once per target."""
+    return (f' data-atlas-id="{html.escape(t.id)}" data-atlas-cat="{html.escape(t.category)}"'
+            f' data-atlas-short="{html.escape(t.short)}">')
+
+
+def _linked(text: str, matches: list[Match], page_url: str, escape: bool) -> str:
+    out: list[str] = []
+    pos = 0
+    for m in matches:
+        t = m.target
+        before, word = text[pos:m.start], text[m.start:m.end]
+        if escape:
+            before, word = html.escape(before, quote=False), html.escape(word, quote=False)
+        out += (before, '<a class="atlas-term" href="', relative_url(t.url, page_url), '"', _anchor_attrs(t), word, "</a>")
+        pos = m.end
+    rest = text[pos:]
+    out.append(html.escape(rest, quote=False) if escape else rest)
+    return "".join(out)
 
 
 @lru_cache(maxsize=64)
@@ -289,39 +359,3 @@ def _closing(text: str, tag: str, pos: int) -> int | None:
         elif not m.group(0).rstrip(">").rstrip().endswith("/"):
             depth += 1
     return None
-
-
-def _link_text(chunk: str, linker: Linker, page_url: str, seen: set[str], linked: list[str]) -> str:
-    if "&" in chunk:
-        plain = html.unescape(chunk)
-        if plain != chunk:  # entities: match on the unescaped text, re-escape the pieces
-            return _link_plain(plain, linker, page_url, seen, linked, escape=True)
-    return _link_plain(chunk, linker, page_url, seen, linked, escape=False)
-
-
-@lru_cache(maxsize=100_000)
-def _anchor_attrs(t: Target) -> str:
-    """What follows the href of a term link: the hover card's data, escaped once per target."""
-    return (f' data-atlas-id="{html.escape(t.id)}" data-atlas-cat="{html.escape(t.category)}"'
-            f' data-atlas-short="{html.escape(t.short)}">')
-
-
-def _link_plain(text: str, linker: Linker, page_url: str, seen: set[str], linked: list[str], escape: bool) -> str:
-    out: list[str] = []
-    pos = 0
-    for m in linker.find(text):
-        t = m.target
-        if t.id in seen:
-            continue
-        seen.add(t.id)
-        linked.append(t.id)
-        before, word = text[pos:m.start], text[m.start:m.end]
-        if escape:
-            before, word = html.escape(before, quote=False), html.escape(word, quote=False)
-        out += (before, '<a class="atlas-term" href="', relative_url(t.url, page_url), '"', _anchor_attrs(t), word, "</a>")
-        pos = m.end
-    if not out:
-        return html.escape(text, quote=False) if escape else text
-    rest = text[pos:]
-    out.append(html.escape(rest, quote=False) if escape else rest)
-    return "".join(out)
