@@ -114,7 +114,9 @@ class Page:
         e = self.atlas.entries[entry_id]
         if text is None and mid_sentence:
             text = prose_title(e)
-        return f"[{esc(text or e.title)}]({self.href(entry_id)})"
+        if not text:  # the usual case (every related entry and backlink): made once per folder
+            return _title_link(e.title, e.src_path, self.src.rpartition("/")[0], self.src)
+        return f"[{esc(text)}]({self.href(entry_id)})"
 
     def maybe_link(self, entry_id: str, text: str) -> str:
         """A link when the entry exists, plain text otherwise (for handwritten prose in templates)."""
@@ -141,6 +143,21 @@ class Page:
 
     def md(self, text: str) -> str:
         return render_markdown(text, self.link, self.cite)
+
+
+_TITLE_LINKS: dict[tuple[str, str, str], str] = {}
+
+
+def _title_link(title: str, target: str, folder: str, src: str) -> str:
+    """[title](relative path), made once per target and folder linked from: a relative path
+    depends only on the folder (`src` is any page in `folder`, left out of the key)."""
+    key = (title, target, folder)
+    made = _TITLE_LINKS.get(key)
+    if made is None:
+        if len(_TITLE_LINKS) > 500_000:  # under `mkdocs serve`, rebuild after rebuild
+            _TITLE_LINKS.clear()
+        made = _TITLE_LINKS[key] = f"[{esc(title)}]({relpath(target, src)})"
+    return made
 
 
 def search_tags(e: Entry) -> list[str]:
