@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .emit import Page, _env
+from .emit import Page, sources_md
 from .findings import Finding, did_you_mean
 from .model import Atlas
 from .text import CITE_RE, WIKILINK_RE, expand_wikilinks, split_code
@@ -51,8 +51,7 @@ def expand(text: str, atlas: Atlas, src: str) -> str:
         out.append(piece)
     body = "".join(out)
     if page.sources:
-        body = body.rstrip() + "\n\n" + _env().get_template("sources_list.md.j2").render(
-            page=page, sources=[atlas.sources[s] for s in page.sources])
+        body = body.rstrip() + "\n\n" + sources_md(page, [atlas.sources[s] for s in page.sources])
     return body
 
 
