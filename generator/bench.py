@@ -365,7 +365,7 @@ over the cores, and their wall time is counted; term linking runs in the workers
 render pages, so its CPU time, divided by the number of workers that shared it, is
 counted. Their sum over the build's wall time is the share. Peak memory is the main
 process's and the largest worker's. On this shared machine
-the same build varies by up to half from run to run, so build times are the median of
+the same build varies by up to 50% from run to run, so build times are the median of
 `--repeat` builds (the single runs are listed), and the ratios and the comparison with the
 MkDocs-only build, made in the same run, say more than any single timing.
 
