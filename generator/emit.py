@@ -8,6 +8,7 @@ standard extensions (attr_list, md_in_html, admonition, tables, pymdownx).
 from __future__ import annotations
 
 import json
+import posixpath
 from dataclasses import dataclass
 import re
 from functools import lru_cache, partial
@@ -115,7 +116,7 @@ class Page:
         if text is None and mid_sentence:
             text = prose_title(e)
         if not text:  # the usual case (every related entry and backlink): made once per folder
-            return _title_link(e.title, e.src_path, self.src.rpartition("/")[0], self.src)
+            return _title_link(e.title, e.src_path, self.src.rpartition("/")[0])
         return f"[{esc(text)}]({self.href(entry_id)})"
 
     def maybe_link(self, entry_id: str, text: str) -> str:
@@ -145,19 +146,11 @@ class Page:
         return render_markdown(text, self.link, self.cite)
 
 
-_TITLE_LINKS: dict[tuple[str, str, str], str] = {}
-
-
-def _title_link(title: str, target: str, folder: str, src: str) -> str:
+@lru_cache(maxsize=200_000)
+def _title_link(title: str, target: str, folder: str) -> str:
     """[title](relative path), made once per target and folder linked from: a relative path
-    depends only on the folder (`src` is any page in `folder`, left out of the key)."""
-    key = (title, target, folder)
-    made = _TITLE_LINKS.get(key)
-    if made is None:
-        if len(_TITLE_LINKS) > 500_000:  # under `mkdocs serve`, rebuild after rebuild
-            _TITLE_LINKS.clear()
-        made = _TITLE_LINKS[key] = f"[{esc(title)}]({relpath(target, src)})"
-    return made
+    depends only on the folder of the page it is written on."""
+    return f"[{esc(title)}]({relpath(target, posixpath.join(folder, 'index.md'))})"
 
 
 def search_tags(e: Entry) -> list[str]:

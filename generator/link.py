@@ -285,7 +285,7 @@ def _link_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker, pa
         chunk = out[i]
         plain = html.unescape(chunk) if "&" in chunk else chunk
         plains.append(plain)
-        escaped.append(plain is not chunk and plain != chunk)
+        escaped.append(plain != chunk)
     linked: list[str] = []
     seen: set[str] = set()
     current = -1  # the section whose first mentions `seen` holds

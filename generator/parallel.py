@@ -97,20 +97,19 @@ def render_all(pages: list, config, files, workers: int, plugin=None) -> dict[st
     def render(batch: list) -> list[Rendered]:
         logs = []
         if plugin is not None:
-            plugin.deferred = {}  # on_page_content leaves the linking to the loop below
+            plugin.defer_links = True  # on_page_content leaves the linking to the loop below
         try:
             for page in batch:
                 capture = _Capture.install()
                 _populate_page(page, config, files)
                 logs.append(capture.records)
         finally:
-            deferred = plugin.deferred if plugin is not None else {}
             if plugin is not None:
-                plugin.deferred = None
+                plugin.defer_links = False
         linking = []
         for page in batch:
             before = timing.link_cpu
-            if page.file.src_uri in deferred:
+            if plugin is not None:
                 page.content = plugin.link_page(page.content, page)
             linking.append(timing.link_cpu - before)
         out = []

@@ -40,7 +40,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.prerendered: dict[str, parallel.Rendered] = {}
         self.prebuilt: dict[str, tuple[str, list]] = {}
         self.nav, self.n_workers, self.search = None, 1, None
-        self.deferred: dict[str, bool] | None = None  # pages a worker renders now and links after its batch
+        self.defer_links = False  # in a page worker: pages are linked after their batch renders
 
     def _root(self, config) -> Path:
         return Path(self.config.root or Path(config.config_file_path).parent).resolve()
@@ -128,8 +128,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         """Link the first mention of every entry on every page, handwritten or generated."""
         if page.file.src_uri in self.prerendered:
             return html
-        if self.deferred is not None:  # in a worker: linked with the rest of its batch (parallel.render_all)
-            self.deferred[page.file.src_uri] = True
+        if self.defer_links:  # in a worker: linked with the rest of its batch (parallel.render_all)
             return html
         return self.link_page(html, page)
 
