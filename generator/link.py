@@ -8,8 +8,9 @@ wins ("prefix caching" over "caching"). Words written with capitals inside them 
 MoE, H100, vLLM) must match exactly; ordinary words (decode, Prefill) match in any case.
 A trailing plural -s / -es is accepted.
 
-`link_html` applies this to rendered HTML, skipping code, headings, existing links,
-scripts and anything marked `data-atlas-nolink`.
+`link_html` applies this to rendered HTML, skipping code, headings and the titles of
+admonitions, existing links, scripts and anything marked `data-atlas-nolink`;
+`link_markdown` to Markdown before it is rendered, skipping the same.
 """
 
 from __future__ import annotations
@@ -262,7 +263,7 @@ def _link_html(text: str, linker: Linker, page_url: str, skip_id: str | None, pe
             out.append(text[end:close])
             pos = close
             continue
-        stops = tag in SKIP_TAGS or "data-atlas-nolink" in attrs
+        stops = tag in SKIP_TAGS or "data-atlas-nolink" in attrs or "admonition-title" in attrs
         stack.append((tag, stops))
         skip_depth += stops
     if pos < len(text):
@@ -359,3 +360,158 @@ def _closing(text: str, tag: str, pos: int) -> int | None:
         elif not m.group(0).rstrip(">").rstrip().endswith("/"):
             depth += 1
     return None
+
+
+# --- Linking Markdown ------------------------------------------------------------------
+#
+# Entry pages are linked before MkDocs renders them, in the emit stage's workers, so the
+# Markdown the generator writes (for MkDocs or, through `atlas markdown`, any other site
+# generator) already carries its term links, and the page is not walked a second time as
+# HTML. The text that may be linked is what link_html would find between tags once the
+# page is rendered; everything else is copied unread: code, headings (and the titles of
+# admonitions, headings of a kind), links and images, attribute lists, raw HTML tags and
+# the elements link_html skips whole, autolinks, comments. Blank lines, list markers and
+# hard line breaks end a piece of text, as the block elements they make do in HTML.
+# (A test renders every entry page both ways and compares the links.)
+
+_MD_SKIP = "|".join(sorted(SKIP_TAGS - {f"h{i}" for i in range(1, 7)}))
+_MD_RE = re.compile(rf"""
+    # Every alternative begins with a literal character, so the regex engine skips ahead
+    # to those alone; what starts a line is read with the line's newline (the text is
+    # given a leading one).
+    \n(?:
+        [ \t]*(?P<f>`{{3,}}|~{{3,}})[^\n]*\n.*?\n[ \t]*(?P=f)[ \t]*(?=\n|\Z)  # a fenced block
+      | [ \t]*(?P<h>\#{{1,6}})(?:[ \t][^\n]*)?(?=\n|\Z)  # a heading
+      | [ \t]*(?:!!!|\?\?\?\+?)[^\n]*  # an admonition's title
+      | [ \t]*(?:[-*+]|\d+[.)])[ \t]+  # a list item's marker
+      | [ \t]*(?=\n|\Z)  # a blank line
+      | (?<=[ ][ ]\n)  # a hard line break
+    )
+  | `(?P<bt>`*)(?!`).+?(?<!`)`(?P=bt)(?!`)  # a code span
+  | \[(?:[^\[\]]|\[[^\[\]]*\])*\]\((?:[^)"\n]|"[^"\n]*")*\)  # a link
+  | !\[(?:[^\[\]]|\[[^\[\]]*\])*\]\((?:[^)"\n]|"[^"\n]*")*\)  # an image
+  | \{{:?[ \t]*[:\#.][^}}\n]*\}}  # an attribute list
+  | <sup\ class="atlas-cite">.*?</sup>  # a citation: links only (Page.cite)
+  | <(?P<st>{_MD_SKIP})(?![A-Za-z0-9-])[^>]*>.*?</(?P=st)[ \t]*>  # an element link_html skips whole
+  | <!--.*?-->|</?[A-Za-z][^>\n]*>  # a comment, a tag or an autolink
+""", re.S | re.X)
+
+# Character references and backslash escapes: matched as the character they stand for.
+_MD_ESC_RE = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);|\\[!-/:-@\[-`{-~]")
+
+
+def link_markdown(text: str, linker: Linker, page_url: str, skip_id: str | None = None,
+                  per_section: bool = False) -> tuple[str, list[str]]:
+    """Link the first mention of each entry in Markdown, as link_html does in the HTML it
+    renders to. Returns (markdown, linked ids). With `per_section`, each `##` heading
+    starts a fresh set. (Its time is the emit stage's, which calls it: not link_cpu.)"""
+    out: list[str] = []
+    slots: list[tuple[int, int]] = []  # text that may be linked: (index in out, section)
+    section = 0
+    pos = 0
+    text = "\n" + text  # each line's alternatives begin with its newline (removed below)
+    for m in _MD_RE.finditer(text):
+        start, end = m.span()
+        if start > pos:
+            slots.append((len(out), section))
+            out.append(text[pos:start])
+        out.append(m.group(0))
+        pos = end
+        if per_section and m.group("h") == "##":
+            section += 1
+    if pos < len(text):
+        slots.append((len(out), section))
+        out.append(text[pos:])
+    linked = _link_md_slots(out, slots, linker, page_url, skip_id) if slots else []
+    return "".join(out)[1:], linked
+
+
+def _md_plain(chunk: str) -> tuple[str, list[tuple[int, int, int]] | None]:
+    """The text `chunk` renders to, for matching, and where its escapes are: (plain start,
+    markdown start, markdown length) of each."""
+    if "&" not in chunk and "\\" not in chunk:
+        return chunk, None
+    plain: list[str] = []
+    escapes: list[tuple[int, int, int]] = []
+    pos = size = 0
+    for m in _MD_ESC_RE.finditer(chunk):
+        s, e = m.span()
+        char = m.group(0)[1] if m.group(0)[0] == "\\" else html.unescape(m.group(0))
+        if len(char) != 1:  # not a reference html knows: text like any other
+            continue
+        plain.append(chunk[pos:s])
+        size += s - pos
+        escapes.append((size, s, e - s))
+        plain.append(char)
+        size += 1
+        pos = e
+    if not escapes:
+        return chunk, None
+    plain.append(chunk[pos:])
+    return "".join(plain), escapes
+
+
+def _md_offset(q: int, escapes: list[tuple[int, int, int]] | None) -> int:
+    """Where plain offset q (a word's edge) is in the Markdown."""
+    if not escapes:
+        return q
+    shift = 0
+    for at, md_at, length in escapes:
+        if at >= q:
+            break
+        shift += length - 1
+    return q + shift
+
+
+_MD_ATTR_ESC = str.maketrans({"|": "&#124;", "`": "&#96;", "\\": "&#92;", "[": "&#91;", "]": "&#93;"})
+
+
+@lru_cache(maxsize=100_000)
+def _md_anchor_attrs(t: Target) -> str:
+    """_anchor_attrs, safe inside Markdown: no character a table, code span, escape or
+    link would read before the tag is taken as HTML."""
+    return _anchor_attrs(t).translate(_MD_ATTR_ESC)
+
+
+def _link_md_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker, page_url: str,
+                   skip_id: str | None) -> list[str]:
+    plains: list[str] = []
+    maps: list = []
+    for i, _ in slots:
+        plain, escapes = _md_plain(out[i])
+        plains.append(plain)
+        maps.append(escapes)
+    linked: list[str] = []
+    seen: set[str] = set()
+    current = -1
+    hits: dict[int, list[Match]] = {}
+    k, piece_end = 0, len(plains[0])
+    offset = 0
+    for m in linker.find(_SEP.join(plains)):
+        while m.start >= piece_end:
+            offset = piece_end + 1
+            k += 1
+            piece_end = offset + len(plains[k])
+        t = m.target
+        sec = slots[k][1]
+        if sec != current:
+            seen, current = ({skip_id} if skip_id else set()), sec
+        if t.id in seen:
+            continue
+        seen.add(t.id)
+        linked.append(t.id)
+        hits.setdefault(k, []).append(Match(m.start - offset, m.end - offset, t))
+    for k, found in hits.items():
+        i = slots[k][0]
+        chunk, escapes = out[i], maps[k]
+        parts: list[str] = []
+        pos = 0
+        for m in found:
+            s, e = _md_offset(m.start, escapes), _md_offset(m.end, escapes)
+            t = m.target
+            parts += (chunk[pos:s], '<a class="atlas-term" href="', relative_url(t.url, page_url), '"',
+                      _md_anchor_attrs(t), chunk[s:e], "</a>")
+            pos = e
+        parts.append(chunk[pos:])
+        out[i] = "".join(parts)
+    return linked

@@ -134,7 +134,7 @@ def _build(root: Path):
         if errors:
             raise AtlasError(errors)
     with stage("emit"):
-        files = emit(atlas, g)
+        files = emit(atlas, g, linker)
     return atlas, files, linker
 
 

@@ -125,7 +125,8 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         return expand(markdown, self.atlas, page.file.src_uri)
 
     def on_page_content(self, html: str, page, config, files) -> str:
-        """Link the first mention of every entry on every page, handwritten or generated."""
+        """Link the first mention of every entry on every page, handwritten or generated
+        (entry pages come from the generator linked already)."""
         if page.file.src_uri in self.prerendered:
             return html
         if self.defer_links:  # in a worker: linked with the rest of its batch (parallel.render_all)
@@ -134,7 +135,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def link_page(self, html: str, page) -> str:
         meta = page.meta or {}
-        if meta.get("atlas_nolink") or self.linker is None:
+        if meta.get("atlas_nolink") or meta.get("atlas_linked") or self.linker is None:  # linked by emit already
             return html
         own = (meta.get("atlas") or {}).get("id")
         linked, _ = link_html(html, self.linker, page.url, skip_id=own, per_section=len(html) > 20_000)

@@ -147,3 +147,117 @@ def test_nothing_is_linked_below_the_end_of_prose_marker():
     out, linked = link_html(f"<p>decode</p>{NO_LINKS_BELOW}<p>TTFT and MoE</p>", LINKER, "learn/flow/")
     assert linked == ["decode"]
     assert "<p>TTFT and MoE</p>" in out and NO_LINKS_BELOW not in out
+
+
+# --- Markdown linking: entry pages are linked before MkDocs renders them ---------------
+
+def _markdown():
+    """Python-Markdown with the site's own extensions, as MkDocs runs it."""
+    import markdown
+    from mkdocs.config import load_config
+
+    cfg = load_config(str(REPO / "mkdocs.yml"))
+    return markdown.Markdown(extensions=cfg["markdown_extensions"], extension_configs=cfg["mdx_configs"])
+
+
+def _term_links(html_text: str) -> list[tuple[str, str]]:
+    import html as html_lib
+    import re
+
+    return [(i, html_lib.unescape(t)) for i, t in
+            re.findall(r'<a class="atlas-term" href="[^"]*" data-atlas-id="([^"]*)"[^>]*>(.*?)</a>', html_text, re.S)]
+
+
+def _without_term_links(html_text: str) -> str:
+    import html as html_lib
+    import re
+
+    return html_lib.unescape(re.sub(r'<a class="atlas-term"[^>]*>(.*?)</a>', r"\1", html_text, flags=re.S))
+
+
+def test_markdown_linking_gives_every_entry_page_the_links_html_linking_gives():
+    """Every entry page of the knowledge base, linked as Markdown and then rendered, has
+    the very term links (same entries, same words, same order) that linking its rendered
+    HTML gives, and renders to the same text; once per page and once per section."""
+    from pathlib import Path
+
+    from generator.emit import emit
+    from generator.graph import build_graph
+    from generator.link import NO_LINKS_BELOW, link_markdown
+    from generator.pipeline import load_atlas, mentions
+
+    atlas = load_atlas(REPO)
+    linker = Linker.from_atlas(atlas)
+    files = emit(atlas, build_graph(atlas, mentions(atlas, linker)))  # no linker: pages as they were before linking
+    md = _markdown()
+    checked = 0
+    for e in atlas.entries.values():
+        text = files[e.src_path]
+        if NO_LINKS_BELOW not in text:
+            continue
+        prose = text.split("\n---\n", 1)[1].split(NO_LINKS_BELOW)[0]
+        rendered = md.reset().convert(prose)
+        for per_section in (False, True):
+            expected, expected_ids = link_html(rendered, linker, e.url.lstrip("/"), skip_id=e.id, per_section=per_section)
+            linked, ids_ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=per_section)
+            got = md.reset().convert(linked)
+            where = f"{Path(e.path).name} (per_section={per_section})"
+            assert _term_links(got) == _term_links(expected), where
+            assert [i for i, _ in _term_links(got)] == ids_ == expected_ids, where
+            assert _without_term_links(got) == _without_term_links(expected), where
+        checked += 1
+    assert checked > 200  # every term, engine, hardware and model page
+
+
+def _md_link(markdown_text: str, **kw) -> tuple[str, list[str]]:
+    from generator.link import link_markdown
+
+    return link_markdown(markdown_text, LINKER, "glossary/x/", **kw)
+
+
+def test_markdown_linking_leaves_code_headings_links_attributes_and_titles_alone():
+    text = ("# decode\n\nTTFT in `decode` and\n\n```\nMoE\n```\n\n## GPU\n\n[KV cache](kv.md){ .x } {: #decode }\n\n"
+            '!!! note "MoE"\n\n    MoE and [the\n    GPU](g.md "GPU title") <sup class="atlas-cite">[1](#s "decode")</sup> '
+            "<https://gpu.example/decode> <!-- KV cache -->\n\nKV cache.")
+    out, linked = _md_link(text)
+    assert linked == ["ttft", "moe", "kv-cache"]
+    rendered = _markdown().convert(out)
+    assert [i for i, _ in _term_links(rendered)] == linked
+    assert "<code>decode</code>" in rendered and '<h2 id="gpu">GPU' in rendered and 'title="GPU title"' in rendered
+    assert '<p class="admonition-title">MoE</p>' in rendered and ">KV cache</a>.</p>" in rendered
+
+
+def test_list_items_paragraphs_and_hard_line_breaks_end_a_name():
+    for text in ("- prefix\n- caching", "prefix\n\ncaching", "prefix  \ncaching", "1. prefix\n2. caching"):
+        assert _md_link(text)[1] == ["caching"], text
+    assert _md_link("prefix\ncaching")[1] == ["prefix-caching"]  # one paragraph: one name
+
+
+def test_markdown_linking_reads_escapes_as_the_characters_they_render_to():
+    out, linked = _md_link("KV&#32;cache and GPU\\s, TTFT&amp;decode")
+    assert linked == ["kv-cache", "gpu", "ttft", "decode"]
+    assert '>KV&#32;cache</a>' in out and '>GPU</a>\\s' in out
+
+
+def test_markdown_linking_per_section_and_never_itself():
+    text = "decode TTFT\n\n## One\n\ndecode TTFT\n\n### Sub\n\nTTFT"
+    assert _md_link(text, skip_id="decode")[1] == ["ttft"]
+    assert _md_link(text, skip_id="decode", per_section=True)[1] == ["ttft", "ttft"]
+
+
+def test_a_term_link_inside_a_table_cell_keeps_the_table_and_its_definition_intact():
+    """A definition can hold characters Markdown reads before it sees the tag: the bar
+    that splits table cells, backticks, brackets, backslashes. In the link's attributes
+    they are character references, so the table keeps its cells and the hover card its text."""
+    from bs4 import BeautifulSoup
+
+    tricky = Target("gpu", "/glossary/gpu/", "GPU", "A | B `code` [x](y) back\\slash & <b>bold</b>", "Hardware")
+    linker = Linker([("GPU", tricky)])
+    from generator.link import link_markdown
+
+    out, _ = link_markdown("| a | b |\n|---|---|\n| one GPU | two |\n", linker, "glossary/x/")
+    soup = BeautifulSoup(_markdown().convert(out), "html.parser")
+    cells = [td.get_text() for td in soup.find_all("td")]
+    assert cells == ["one GPU", "two"]
+    assert soup.find("a", class_="atlas-term")["data-atlas-short"] == tricky.short
+    assert soup.find("b") is None and soup.find("code") is None
