@@ -360,10 +360,11 @@ Measured on {date}, on {machine}.
 *Build* is the full `mkdocs build --strict` (Material theme, search index included). The
 generator's stages are timed inside that same build (`generator/timing.py`): load,
 validate, model, graph (term matching in prose, the concept graph), check (orphans and
-undefined terms) and emit run in the main process before MkDocs reads a page, each spread
-over the cores, and their wall time is counted; term linking runs in the workers while they
-render pages, so its CPU time, divided by the number of workers that shared it, is
-counted. Their sum over the build's wall time is the share. Peak memory is the main
+undefined terms) and emit (every generated page, with the terms each entry page's prose
+names marked for linking) run in the main process before MkDocs reads a page, each spread
+over the cores, and their wall time is counted; term linking (the marks made links, and
+the handwritten pages linked) runs in the workers while they render pages, so its CPU
+time, divided by the number of workers that shared it, is counted. Their sum over the build's wall time is the share. Peak memory is the main
 process's and the largest worker's. On this shared machine
 the same build varies by up to 50% from run to run, so build times are the median of
 `--repeat` builds (the single runs are listed), and the ratios and the comparison with the
@@ -383,10 +384,13 @@ The generator keeps its own stages short. libyaml parses the files, and a node's
 column are worked out only when a check reports a problem. From 500 documents up, valid
 documents pass a compiled schema check, and jsonschema runs only to explain a rejection. Term matching
 walks a trie of words, one dictionary step per word; nothing below an entry page's prose
-(its graph, relation lists and sources) is read for terms. A worker renders a batch of
-pages and then links their terms one after another, so the index of names stays in the
-processor's caches from page to page (linking right after a page's rendering took 1.8x as
-long), and it searches a page's text as one string rather than piece by piece between tags.
+(its graph, relation lists and sources) is read for terms. An entry page's terms are found
+in its Markdown, while emit writes it (half the text of its HTML, with few tags to step
+over), and marked with characters Markdown passes through; after rendering, one regex
+turns the marks into links. Other pages are linked as HTML: a worker renders a batch of
+them and then links their terms one after another, so the index of names stays in the
+processor's caches from page to page, and a page's text is searched as one string
+rather than piece by piece between tags.
 The lists at the foot of an entry page are written in Python, not by template loops.
 PageRank is a numpy power iteration over the edge list, and the graph exports are written
 straight from the graph's storage. Entry pages, index pages and

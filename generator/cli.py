@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import posixpath
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -292,12 +293,15 @@ def cmd_fit(args) -> int:
 
 
 def cmd_markdown(args) -> int:
-    from .pipeline import build_site_files
-
     root = Path(args.root) if args.root else find_root()
-    files = build_site_files(root)
+    from .link import resolve_marks
+    from .pipeline import build
+
+    atlas, files, linker = build(root)
     out = Path(args.output)
     for rel, text in files.items():
+        if rel.endswith(".md"):  # entry pages: their term links, as HTML inside the Markdown
+            text = resolve_marks(text, linker, posixpath.splitext(rel)[0] + "/", markdown=True)
         target = out / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")

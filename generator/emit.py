@@ -188,9 +188,9 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
     text += sources_md(page, [atlas.sources[s] for s in page.sources])
     linked = {}
     if linker is not None and NO_LINKS_BELOW in text:
-        # Term links go in here, in the emit workers, rather than into the HTML after
-        # MkDocs renders it: the page is read once, as Markdown, which is half the size
-        # and costs half as much to link (see link.link_markdown).
+        # Mentions are found here, in the emit workers, rather than in the HTML after
+        # MkDocs renders it: read as Markdown, a page costs half as much (see
+        # link.link_markdown); the plugin turns the marks into links (resolve_marks).
         prose, rest = text.split(NO_LINKS_BELOW, 1)
         prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=len(text) > LONG_PAGE)
         text, linked = prose + rest, {"atlas_linked": True}
@@ -454,8 +454,8 @@ def _redirects(atlas: Atlas) -> dict[str, str]:
 
 def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None) -> dict[str, str]:
     """Every generated file, keyed by its path inside the docs tree. With `linker`, entry
-    pages come with their term links (front matter `atlas_linked: true`); without, they
-    are left to the site generator (the MkDocs plugin links every page it renders)."""
+    pages come with their terms marked for linking (front matter `atlas_linked: true`;
+    see link.resolve_marks); without, they are left to the HTML linker."""
     files: dict[str, str] = {}
     rank = importance(g)
     top = max(rank.values(), default=1) or 1

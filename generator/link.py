@@ -66,7 +66,9 @@ class Linker:
         # Names by their case-folded words; each with the words that must match exactly
         # (position, spelling), worked out once here rather than at every candidate.
         index: dict[tuple[str, ...], list[tuple[tuple[tuple[int, str], ...], Target]]] = {}
+        self.targets: dict[str, Target] = {}  # by id, for resolve_marks
         for name, target in names:
+            self.targets.setdefault(target.id, target)
             words = _words(name)
             if not words or (len(words) == 1 and len(words[0]) < 2):
                 continue
@@ -364,15 +366,24 @@ def _closing(text: str, tag: str, pos: int) -> int | None:
 
 # --- Linking Markdown ------------------------------------------------------------------
 #
-# Entry pages are linked before MkDocs renders them, in the emit stage's workers, so the
-# Markdown the generator writes (for MkDocs or, through `atlas markdown`, any other site
-# generator) already carries its term links, and the page is not walked a second time as
-# HTML. The text that may be linked is what link_html would find between tags once the
-# page is rendered; everything else is copied unread: code, headings (and the titles of
-# admonitions, headings of a kind), links and images, attribute lists, raw HTML tags and
-# the elements link_html skips whole, autolinks, comments. Blank lines, list markers and
-# hard line breaks end a piece of text, as the block elements they make do in HTML.
-# (A test renders every entry page both ways and compares the links.)
+# Entry pages are linked before MkDocs renders them, in the emit stage's workers: the
+# page is read once, as Markdown (about half the text of its HTML, with far fewer tags to
+# walk), rather than walked as HTML afterwards. The text that may be linked is what
+# link_html would find between tags once the page is rendered; everything else is copied
+# unread: code, headings and the titles of admonitions, links and images, attribute
+# lists, raw HTML tags and the elements link_html skips whole, autolinks, comments. Blank
+# lines, list markers and hard line breaks end a piece of text, as the block elements
+# they make do in HTML. (A test renders every entry page both ways and compares.)
+#
+# A mention is marked, not yet linked: MARK_OPEN id MARK_MID words MARK_CLOSE, three
+# Unicode noncharacters (code points reserved for a program's internal use, which
+# Markdown passes through as text). An <a> tag written into the Markdown would cost
+# Python-Markdown a raw-HTML round trip per link, more than the linking itself (measured:
+# 0.8 ms a page); resolve_marks turns the marks into links in the rendered HTML, or in
+# the Markdown that `atlas markdown` writes for other site generators.
+
+MARK_OPEN, MARK_MID, MARK_CLOSE = "\ufdd0", "\ufdd1", "\ufdd2"
+_MARK_RE = re.compile(f"{MARK_OPEN}([^{MARK_OPEN}-{MARK_CLOSE}]*){MARK_MID}([^{MARK_OPEN}-{MARK_CLOSE}]*){MARK_CLOSE}")
 
 _MD_SKIP = "|".join(sorted(SKIP_TAGS - {f"h{i}" for i in range(1, 7)}))
 _MD_RE = re.compile(rf"""
@@ -402,9 +413,10 @@ _MD_ESC_RE = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);|\
 
 def link_markdown(text: str, linker: Linker, page_url: str, skip_id: str | None = None,
                   per_section: bool = False) -> tuple[str, list[str]]:
-    """Link the first mention of each entry in Markdown, as link_html does in the HTML it
-    renders to. Returns (markdown, linked ids). With `per_section`, each `##` heading
-    starts a fresh set. (Its time is the emit stage's, which calls it: not link_cpu.)"""
+    """Mark the first mention of each entry in Markdown (see MARK_OPEN), as link_html
+    links them in the HTML it renders to. Returns (markdown, marked ids). With
+    `per_section`, each `##` heading starts a fresh set. (Its time is the emit stage's,
+    which calls it: not link_cpu.)"""
     out: list[str] = []
     slots: list[tuple[int, int]] = []  # text that may be linked: (index in out, section)
     section = 0
@@ -463,6 +475,32 @@ def _md_offset(q: int, escapes: list[tuple[int, int, int]] | None) -> int:
     return q + shift
 
 
+def resolve_marks(text: str, linker: Linker, page_url: str, markdown: bool = False) -> str:
+    """Turn link_markdown's marks into term links, in the page's HTML (or, with
+    `markdown`, in Markdown). A mark with an id the linker does not know leaves its words
+    alone, and no mark survives: text from anywhere cannot make a link of its own."""
+    started = time.process_time()
+    try:
+        if MARK_OPEN not in text and MARK_MID not in text and MARK_CLOSE not in text:
+            return text
+        attrs = _md_anchor_attrs if markdown else _anchor_attrs
+        targets = linker.targets
+
+        def link(m: re.Match) -> str:
+            t = targets.get(m.group(1))
+            if t is None:
+                return m.group(2)
+            return f'<a class="atlas-term" href="{relative_url(t.url, page_url)}"{attrs(t)}{m.group(2)}</a>'
+
+        out = _MARK_RE.sub(link, text)
+        for mark in (MARK_OPEN, MARK_MID, MARK_CLOSE):  # what no well-formed mark held
+            if mark in out:
+                out = out.replace(mark, "")
+        return out
+    finally:
+        timing.link_cpu += time.process_time() - started
+
+
 _MD_ATTR_ESC = str.maketrans({"|": "&#124;", "`": "&#96;", "\\": "&#92;", "[": "&#91;", "]": "&#93;"})
 
 
@@ -508,9 +546,7 @@ def _link_md_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker,
         pos = 0
         for m in found:
             s, e = _md_offset(m.start, escapes), _md_offset(m.end, escapes)
-            t = m.target
-            parts += (chunk[pos:s], '<a class="atlas-term" href="', relative_url(t.url, page_url), '"',
-                      _md_anchor_attrs(t), chunk[s:e], "</a>")
+            parts += (chunk[pos:s], MARK_OPEN, m.target.id, MARK_MID, chunk[s:e], MARK_CLOSE)
             pos = e
         parts.append(chunk[pos:])
         out[i] = "".join(parts)

@@ -30,6 +30,10 @@ MAX_FILE_BYTES = 512 * 1024
 
 Loc = tuple[int, int]  # 1-based (line, column)
 
+RESERVED_CHARS = "\ufdd0\ufdd1\ufdd2"
+"""The noncharacters link.link_markdown marks term mentions with (link.MARK_OPEN...):
+no file may contain them, so no text can forge a mark."""
+
 
 @dataclass
 class Document:
@@ -173,6 +177,13 @@ def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | 
         text = text_or_bytes.lstrip("\ufeff")
     if not text.strip():
         return None, [Finding(path, 1, 1, "file is empty; an entry needs at least title, short, body and sources")]
+    for reserved in RESERVED_CHARS:
+        if reserved in text:
+            at = text.index(reserved)
+            line = text.count("\n", 0, at) + 1
+            col = at - (text.rfind("\n", 0, at) + 1) + 1
+            return None, [Finding(path, line, col, f"character U+{ord(reserved):04X} is a Unicode noncharacter, which the "
+                                  f"generator reserves for marking term links; delete it")]
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:

@@ -21,7 +21,7 @@ from mkdocs.structure.files import File, Files
 from . import parallel, timing, workers
 from .findings import AtlasError
 from .handwritten import expand
-from .link import Linker, link_html
+from .link import Linker, link_html, resolve_marks
 from .pipeline import build
 
 log = logging.getLogger("mkdocs.plugins.atlas")
@@ -135,8 +135,10 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def link_page(self, html: str, page) -> str:
         meta = page.meta or {}
-        if meta.get("atlas_nolink") or meta.get("atlas_linked") or self.linker is None:  # linked by emit already
+        if meta.get("atlas_nolink") or self.linker is None:
             return html
+        if meta.get("atlas_linked"):  # an entry page: its mentions were found as Markdown, in emit
+            return resolve_marks(html, self.linker, page.url)
         own = (meta.get("atlas") or {}).get("id")
         linked, _ = link_html(html, self.linker, page.url, skip_id=own, per_section=len(html) > 20_000)
         return linked

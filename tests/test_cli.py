@@ -69,6 +69,10 @@ def test_markdown_command_writes_the_generated_pages(tmp_path):
     assert r.returncode == 0, r.stderr
     text = (tmp_path / "out/glossary/kv-cache.md").read_text()
     assert text.startswith("---\n") and "\n# KV cache\n" in text
+    # Another site generator gets the term links too: HTML inside the Markdown, and no
+    # marks left (link.resolve_marks).
+    assert '<a class="atlas-term" href="../attention/" data-atlas-id="attention"' in text
+    assert not any(c in text for c in "\ufdd0\ufdd1\ufdd2")
 
 
 def test_orphans_fail_check_unless_allowed_with_a_reason(tmp_path):

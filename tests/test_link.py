@@ -183,7 +183,7 @@ def test_markdown_linking_gives_every_entry_page_the_links_html_linking_gives():
 
     from generator.emit import emit
     from generator.graph import build_graph
-    from generator.link import NO_LINKS_BELOW, link_markdown
+    from generator.link import NO_LINKS_BELOW, link_markdown, resolve_marks
     from generator.pipeline import load_atlas, mentions
 
     atlas = load_atlas(REPO)
@@ -199,8 +199,8 @@ def test_markdown_linking_gives_every_entry_page_the_links_html_linking_gives():
         rendered = md.reset().convert(prose)
         for per_section in (False, True):
             expected, expected_ids = link_html(rendered, linker, e.url.lstrip("/"), skip_id=e.id, per_section=per_section)
-            linked, ids_ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=per_section)
-            got = md.reset().convert(linked)
+            marked, ids_ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=per_section)
+            got = resolve_marks(md.reset().convert(marked), linker, e.url.lstrip("/"))
             where = f"{Path(e.path).name} (per_section={per_section})"
             assert _term_links(got) == _term_links(expected), where
             assert [i for i, _ in _term_links(got)] == ids_ == expected_ids, where
@@ -210,9 +210,11 @@ def test_markdown_linking_gives_every_entry_page_the_links_html_linking_gives():
 
 
 def _md_link(markdown_text: str, **kw) -> tuple[str, list[str]]:
-    from generator.link import link_markdown
+    """Marked, then resolved as `atlas markdown` writes it: links as HTML inside Markdown."""
+    from generator.link import link_markdown, resolve_marks
 
-    return link_markdown(markdown_text, LINKER, "glossary/x/", **kw)
+    marked, linked = link_markdown(markdown_text, LINKER, "glossary/x/", **kw)
+    return resolve_marks(marked, LINKER, "glossary/x/", markdown=True), linked
 
 
 def test_markdown_linking_leaves_code_headings_links_attributes_and_titles_alone():
@@ -246,18 +248,32 @@ def test_markdown_linking_per_section_and_never_itself():
 
 
 def test_a_term_link_inside_a_table_cell_keeps_the_table_and_its_definition_intact():
-    """A definition can hold characters Markdown reads before it sees the tag: the bar
-    that splits table cells, backticks, brackets, backslashes. In the link's attributes
-    they are character references, so the table keeps its cells and the hover card its text."""
+    """A definition can hold characters Markdown reads before it sees a tag: the bar that
+    splits table cells, backticks, brackets, backslashes. Written into Markdown (`atlas
+    markdown`), the link's attributes hold them as character references, so the table
+    keeps its cells and the hover card its text; resolved in HTML, they are escaped as HTML."""
     from bs4 import BeautifulSoup
+
+    from generator.link import link_markdown, resolve_marks
 
     tricky = Target("gpu", "/glossary/gpu/", "GPU", "A | B `code` [x](y) back\\slash & <b>bold</b>", "Hardware")
     linker = Linker([("GPU", tricky)])
-    from generator.link import link_markdown
+    marked, _ = link_markdown("| a | b |\n|---|---|\n| one GPU | two |\n", linker, "glossary/x/")
+    for html_text in (_markdown().convert(resolve_marks(marked, linker, "glossary/x/", markdown=True)),
+                      resolve_marks(_markdown().convert(marked), linker, "glossary/x/")):
+        soup = BeautifulSoup(html_text, "html.parser")
+        assert [td.get_text() for td in soup.find_all("td")] == ["one GPU", "two"]
+        link = soup.find("a", class_="atlas-term")
+        assert link["data-atlas-short"] == tricky.short and link["href"] == "../gpu/"
+        assert soup.find("b") is None and soup.find("code") is None
 
-    out, _ = link_markdown("| a | b |\n|---|---|\n| one GPU | two |\n", linker, "glossary/x/")
-    soup = BeautifulSoup(_markdown().convert(out), "html.parser")
-    cells = [td.get_text() for td in soup.find_all("td")]
-    assert cells == ["one GPU", "two"]
-    assert soup.find("a", class_="atlas-term")["data-atlas-short"] == tricky.short
-    assert soup.find("b") is None and soup.find("code") is None
+
+def test_marks_in_authored_text_make_no_link_and_do_not_survive():
+    """The loader refuses files that hold the marks (tests/test_load.py); should one reach
+    a page anyway, a mark with an unknown id links nothing, and none is left on the page."""
+    from generator.link import MARK_CLOSE, MARK_MID, MARK_OPEN, resolve_marks
+
+    forged = f"{MARK_OPEN}nope{MARK_MID}click{MARK_CLOSE} {MARK_OPEN}decode{MARK_MID}x{MARK_CLOSE} stray{MARK_MID}"
+    out = resolve_marks(f"<p>{forged}</p>", LINKER, "glossary/x/")
+    assert out.startswith("<p>click ") and out.endswith(" stray</p>")
+    assert not any(c in out for c in MARK_OPEN + MARK_MID + MARK_CLOSE)

@@ -58,6 +58,16 @@ def test_bom_is_accepted_and_non_utf8_is_located():
     assert "not valid UTF-8" in problems[0].message
 
 
+def test_the_characters_that_mark_term_links_are_refused_where_they_are():
+    from generator.link import MARK_CLOSE, MARK_MID, MARK_OPEN
+    from generator.load import RESERVED_CHARS
+
+    assert set(RESERVED_CHARS) == {MARK_OPEN, MARK_MID, MARK_CLOSE}
+    doc, problems = parse(f"title: ok\nshort: a {MARK_MID}GPU\n".encode(), "glossary/terms/m.yaml", "term")
+    assert doc is None
+    assert str(problems[0]).startswith("glossary/terms/m.yaml:2:10: character U+FDD1 is a Unicode noncharacter")
+
+
 def test_empty_file_and_non_mapping():
     assert "file is empty" in parse(b"", "glossary/terms/e.yaml", "term")[1][0].message
     assert "top level must be a mapping" in parse("- a\n- b\n", "glossary/terms/l.yaml", "term")[1][0].message
