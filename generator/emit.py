@@ -19,7 +19,7 @@ import networkx as nx
 
 from . import KIND_URLS
 from .graph import backlinks, importance, local_graph, mention_only, orphans, related, to_graphml, to_json, view_json
-from .link import NO_LINKS_BELOW, Linker, link_markdown
+from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
 from .model import Atlas, Entry, Source
 from .text import esc, relpath, render_markdown, split_code, strip_markup
 from .workers import fork_map
@@ -165,9 +165,14 @@ def search_tags(e: Entry) -> list[str]:
 
 
 def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "_FitPairs",
-                order: dict[str, tuple[int, str]] | None = None, linker: Linker | None = None) -> str:
+                order: dict[str, tuple[int, str]] | None = None, linker: Linker | None = None,
+                found: list[tuple[int, int, str]] | None = None) -> str:
     page = Page(atlas, e.src_path)  # sources are numbered in order of first citation
-    body = page.md(e.body)
+    if linker is None or e.kind == "guide":
+        found = None
+    # `found`: where the body's linkable mentions are (link.scan_body, in the graph stage);
+    # marked as candidates, they are not searched for again below.
+    body = page.md(e.body if found is None else mark_candidates(e.body, found))
     cat = atlas.categories.get(e.category)
     rel, back = related(g, atlas, e.id), backlinks(g, e.id)
     ctx = dict(
@@ -182,7 +187,10 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
     if e.kind == "guide":
         text = _guide_page(atlas, page, e, body)
     else:
-        text = _env().get_template("entry.md.j2").render(**ctx)
+        text = _env().get_template("entry.md.j2").render(**{**ctx, "body": _BODY_SLOT} if found is not None else ctx)
+        if found is not None:  # where the body is: the template's only use of it
+            at = text.index(_BODY_SLOT)
+            text, body_span = text[:at] + body + text[at + 1:], (at, at + len(body))
     # Sources last, after every citation above has been numbered; uncited ones follow.
     page.sources += [s for s in e.sources if s not in page.sources]
     text += sources_md(page, [atlas.sources[s] for s in page.sources])
@@ -192,12 +200,15 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         # MkDocs renders it: read as Markdown, a page costs half as much (see
         # link.link_markdown); the plugin turns the marks into links (resolve_marks).
         prose, rest = text.split(NO_LINKS_BELOW, 1)
-        prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=len(text) > LONG_PAGE)
-        text, linked = prose + rest, {"atlas_linked": True}
+        prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=len(text) > LONG_PAGE,
+                                 body=body_span if found is not None else None)
+        text, linked = prose + NO_LINKS_BELOW + rest, {"atlas_linked": True}
     fm = front_matter(title=e.title, description=e.short, search={"boost": boost},
                       tags=search_tags(e), atlas={"id": e.id, "kind": e.kind, "category": e.category}, **linked)
     return fm + text
 
+
+_BODY_SLOT = "\ufdd6"  # a noncharacter (refused in input, load.RESERVED_CHARS): where the body goes
 
 LONG_PAGE = 16_000
 """An entry page with more Markdown than this (before its term links) links each entry
@@ -452,10 +463,13 @@ def _redirects(atlas: Atlas) -> dict[str, str]:
     return out
 
 
-def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None) -> dict[str, str]:
+def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
+         found: dict[str, list[tuple[int, int, str]]] | None = None) -> dict[str, str]:
     """Every generated file, keyed by its path inside the docs tree. With `linker`, entry
     pages come with their terms marked for linking (front matter `atlas_linked: true`;
-    see link.resolve_marks); without, they are left to the HTML linker."""
+    see link.resolve_marks); without, they are left to the HTML linker. `found`: each
+    body's mentions, from the graph stage (pipeline.scan_bodies), so that bodies are not
+    searched twice."""
     files: dict[str, str] = {}
     rank = importance(g)
     top = max(rank.values(), default=1) or 1
@@ -467,7 +481,7 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None) -> dict
         # Where several entries match a search equally well, the more central one (by
         # PageRank over the concept graph) comes first: KV cache before KV-cache-aware routing.
         boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
-        return _entry_page(atlas, g, e, boost, fit, order, linker)
+        return _entry_page(atlas, g, e, boost, fit, order, linker, found.get(e.id) if found is not None else None)
 
     def graph_page() -> str:
         page = Page(atlas, "graph/index.md")

@@ -412,30 +412,51 @@ _MD_ESC_RE = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);|\
 
 
 def link_markdown(text: str, linker: Linker, page_url: str, skip_id: str | None = None,
-                  per_section: bool = False) -> tuple[str, list[str]]:
+                  per_section: bool = False, body: tuple[int, int] | None = None) -> tuple[str, list[str]]:
     """Mark the first mention of each entry in Markdown (see MARK_OPEN), as link_html
     links them in the HTML it renders to. Returns (markdown, marked ids). With
-    `per_section`, each `##` heading starts a fresh set. (Its time is the emit stage's,
-    which calls it: not link_cpu.)"""
+    `per_section`, each `##` heading starts a fresh set. `body`, the span of a body whose
+    mentions are marked as candidates already (mark_candidates), is neither scanned nor
+    searched again: its candidates take their turn in document order. (Its time is the
+    emit stage's, which calls it: not link_cpu.)"""
     out: list[str] = []
-    slots: list[tuple[int, int]] = []  # text that may be linked: (index in out, section)
-    section = 0
-    pos = 0
-    text = "\n" + text  # each line's alternatives begin with its newline (removed below)
+    slots: list[tuple[int, int, bool]] = []  # text that may be linked: (index in out, section, the body)
+    if body and not per_section:  # (a long page reads its body's headings with the rest)
+        section = _scan(text[:body[0]], out, slots, per_section, 0)
+        slots.append((len(out), section, True))
+        out.append(text[body[0]:body[1]])
+        _scan(text[body[1]:], out, slots, per_section, section)
+    else:
+        _scan(text, out, slots, per_section, 0)
+    linked = _link_md_slots(out, slots, linker, page_url, skip_id) if slots else []
+    result = "".join(out)
+    if CAND_OPEN in result or CAND_MID in result or CAND_CLOSE in result:  # a candidate left unread: words only
+        result = _CAND_RE.sub(r"\2", result)
+        for mark in (CAND_OPEN, CAND_MID, CAND_CLOSE):
+            result = result.replace(mark, "")
+    return result, linked
+
+
+def _scan(text: str, out: list[str], slots: list[tuple[int, int, bool]], per_section: bool, section: int) -> int:
+    """Cut `text` into what may be linked (a slot) and what may not, onto `out`. Returns
+    the section it ends in."""
+    if not text:
+        return section
+    pos = 1
+    text = "\n" + text  # each line's alternatives begin with its newline (not copied out)
     for m in _MD_RE.finditer(text):
         start, end = m.span()
         if start > pos:
-            slots.append((len(out), section))
+            slots.append((len(out), section, False))
             out.append(text[pos:start])
-        out.append(m.group(0))
-        pos = end
+        out.append(m.group(0)[1 if start == 0 else 0:])
+        pos = max(end, 1)
         if per_section and m.group("h") == "##":
             section += 1
     if pos < len(text):
-        slots.append((len(out), section))
+        slots.append((len(out), section, False))
         out.append(text[pos:])
-    linked = _link_md_slots(out, slots, linker, page_url, skip_id) if slots else []
-    return "".join(out)[1:], linked
+    return section
 
 
 def _md_plain(chunk: str) -> tuple[str, list[tuple[int, int, int]] | None]:
@@ -477,10 +498,12 @@ def _md_offset(q: int, escapes: list[tuple[int, int, int]] | None) -> int:
 
 def resolve_marks(text: str, linker: Linker, page_url: str, markdown: bool = False) -> str:
     """Turn link_markdown's marks into term links, in the page's HTML (or, with
-    `markdown`, in Markdown). A mark with an id the linker does not know leaves its words
-    alone, and no mark survives: text from anywhere cannot make a link of its own."""
+    `markdown`, in Markdown), and drop the NO_LINKS_BELOW marker, as link_html does. A
+    mark with an id the linker does not know leaves its words alone, and no mark
+    survives: text from anywhere cannot make a link of its own."""
     started = time.process_time()
     try:
+        text = text.replace(NO_LINKS_BELOW, "", 1)  # where an entry page's prose ended: done with
         if MARK_OPEN not in text and MARK_MID not in text and MARK_CLOSE not in text:
             return text
         attrs = _md_anchor_attrs if markdown else _anchor_attrs
@@ -511,18 +534,26 @@ def _md_anchor_attrs(t: Target) -> str:
     return _anchor_attrs(t).translate(_MD_ATTR_ESC)
 
 
-def _link_md_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker, page_url: str,
+def _link_md_slots(out: list[str], slots: list[tuple[int, int, bool]], linker: Linker, page_url: str,
                    skip_id: str | None) -> list[str]:
     plains: list[str] = []
     maps: list = []
-    for i, _ in slots:
-        plain, escapes = _md_plain(out[i])
+    events: list[tuple[int, int, int, Target]] = []  # (piece, start, end, target), the body's candidates
+    targets = linker.targets
+    for k, (i, _, in_body) in enumerate(slots):
+        chunk = out[i]
+        if in_body:  # read from its candidates, not searched
+            if CAND_OPEN in chunk:
+                events += [(k, c.start(), c.end(), t) for c in _CAND_RE.finditer(chunk)
+                           if (t := targets.get(c.group(1))) is not None]
+            plains.append("")
+            maps.append(None)
+            continue
+        if CAND_OPEN in chunk:  # a candidate outside the body: its words only
+            chunk = out[i] = _CAND_RE.sub(r"\2", chunk)
+        plain, escapes = _md_plain(chunk)
         plains.append(plain)
         maps.append(escapes)
-    linked: list[str] = []
-    seen: set[str] = set()
-    current = -1
-    hits: dict[int, list[Match]] = {}
     k, piece_end = 0, len(plains[0])
     offset = 0
     for m in linker.find(_SEP.join(plains)):
@@ -530,7 +561,15 @@ def _link_md_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker,
             offset = piece_end + 1
             k += 1
             piece_end = offset + len(plains[k])
-        t = m.target
+        events.append((k, m.start - offset, m.end - offset, m.target))
+    if not events:
+        return []
+    events.sort(key=lambda ev: (ev[0], ev[1]))
+    linked: list[str] = []
+    seen: set[str] = set()
+    current = -1
+    hits: dict[int, list[tuple[int, int, Target]]] = {}
+    for k, start, end, t in events:
         sec = slots[k][1]
         if sec != current:
             seen, current = ({skip_id} if skip_id else set()), sec
@@ -538,16 +577,109 @@ def _link_md_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker,
             continue
         seen.add(t.id)
         linked.append(t.id)
-        hits.setdefault(k, []).append(Match(m.start - offset, m.end - offset, t))
-    for k, found in hits.items():
-        i = slots[k][0]
+        hits.setdefault(k, []).append((start, end, t))
+    for k, (i, _, in_body) in enumerate(slots):
+        found = hits.get(k)
+        if in_body:
+            if CAND_OPEN in out[i]:
+                chosen = {start for start, _, _ in found} if found else set()
+                out[i] = _CAND_RE.sub(lambda c: f"{MARK_OPEN}{c.group(1)}{MARK_MID}{c.group(2)}{MARK_CLOSE}"
+                                      if c.start() in chosen else c.group(2), out[i])
+            continue
+        if not found:
+            continue
         chunk, escapes = out[i], maps[k]
         parts: list[str] = []
         pos = 0
-        for m in found:
-            s, e = _md_offset(m.start, escapes), _md_offset(m.end, escapes)
-            parts += (chunk[pos:s], MARK_OPEN, m.target.id, MARK_MID, chunk[s:e], MARK_CLOSE)
+        for start, end, t in found:
+            s, e = _md_offset(start, escapes), _md_offset(end, escapes)
+            parts += (chunk[pos:s], MARK_OPEN, t.id, MARK_MID, chunk[s:e], MARK_CLOSE)
             pos = e
         parts.append(chunk[pos:])
         out[i] = "".join(parts)
     return linked
+
+
+# --- Bodies, scanned once -------------------------------------------------------------
+#
+# The graph stage reads every entry's body for the entries it names (its `mentions`
+# edges); an entry page then links the first mention of each. One scan serves both: it
+# returns the names found, and where in the body each linkable mention is, which emit
+# marks as a candidate (CAND_OPEN id CAND_MID words CAND_CLOSE) before the body is
+# rendered; link_markdown then takes the body's candidates in document order instead of
+# searching its text again.
+
+CAND_OPEN, CAND_MID, CAND_CLOSE = "\ufdd3", "\ufdd4", "\ufdd5"
+_CAND_RE = re.compile(f"{CAND_OPEN}([^{CAND_OPEN}-{CAND_CLOSE}]*){CAND_MID}([^{CAND_OPEN}-{CAND_CLOSE}]*){CAND_CLOSE}")
+
+# A body as written: what renders as code or as a heading, an [[id|text]] link, a
+# citation, a Markdown link. (Raw HTML cannot occur: bodies are escaped, text.render_markdown.)
+_BODY_RE = re.compile(r"""
+    \n(?:
+        (?P<fence>[ \t]*(?P<f>`{3,}|~{3,})[^\n]*\n.*?\n[ \t]*(?P=f)[ \t]*(?=\n|\Z))
+      | (?P<head>[ \t]*\#{1,6}(?:[ \t][^\n]*)?(?=\n|\Z))
+      | (?P<title>[ \t]*(?:!!!|\?\?\?\+?)[^\n]*)
+      | [ \t]*(?:[-*+]|\d+[.)])[ \t]+
+      | [ \t]*(?=\n|\Z)
+      | (?<=[ ][ ]\n)
+    )
+  | `(?P<bt>`*)(?!`).+?(?<!`)`(?P=bt)(?!`)
+  | \[\[(?P<wid>[^\]|\\]+)(?:\\?\|(?P<wtext>[^\]]*))?\]\]
+  | \[@[^\]\s]+\]
+  | \[(?P<ltext>(?:[^\[\]]|\[[^\[\]]*\])*)\]\((?:[^)"\n]|"[^"\n]*")*\)
+  | !\[(?:[^\[\]]|\[[^\[\]]*\])*\]\((?:[^)"\n]|"[^"\n]*")*\)
+  | \{:?[ \t]*[:\#.][^}\n]*\}
+""", re.S | re.X)
+
+
+def scan_body(body: str, linker: Linker) -> tuple[set[str], list[tuple[int, int, str]]]:
+    """(ids the body names, [(start, end, id)] of each mention that may be linked).
+
+    Names are read in prose and in what only shows as text (the words of links and
+    headings); not in code or citations. A [[link]] names its entry."""
+    text = "\n" + body
+    pieces: list[tuple[int, str, bool]] = []  # (where in text, piece, linkable)
+    named: set[str] = set()
+    pos = 0
+    for m in _BODY_RE.finditer(text):
+        start, end = m.span()
+        if start > pos:
+            pieces.append((pos, text[pos:start], True))
+        pos = end
+        if m.group("wid") is not None:
+            named.add(m.group("wid").strip())
+            if m.group("wtext"):
+                pieces.append((m.start("wtext"), m.group("wtext"), False))
+        elif m.group("ltext") is not None:
+            pieces.append((m.start("ltext"), m.group("ltext"), False))
+        elif m.group("head") is not None or m.group("title") is not None:
+            pieces.append((start, m.group(0), False))
+    if pos < len(text):
+        pieces.append((pos, text[pos:], True))
+    if not pieces:
+        return named, []
+    plains = [_md_plain(p) for _, p, _ in pieces]
+    found: list[tuple[int, int, str]] = []
+    k, piece_end, offset = 0, len(plains[0][0]), 0
+    for m in linker.find(_SEP.join(plain for plain, _ in plains)):
+        while m.start >= piece_end:
+            offset = piece_end + 1
+            k += 1
+            piece_end = offset + len(plains[k][0])
+        named.add(m.target.id)
+        at, _, linkable = pieces[k]
+        if linkable:
+            escapes = plains[k][1]
+            found.append((at + _md_offset(m.start - offset, escapes) - 1, at + _md_offset(m.end - offset, escapes) - 1, m.target.id))
+    return named, found
+
+
+def mark_candidates(body: str, found: list[tuple[int, int, str]]) -> str:
+    """The body with each linkable mention wrapped as a candidate (see scan_body)."""
+    out: list[str] = []
+    pos = 0
+    for start, end, tid in found:
+        out += (body[pos:start], CAND_OPEN, tid, CAND_MID, body[start:end], CAND_CLOSE)
+        pos = end
+    out.append(body[pos:])
+    return "".join(out)

@@ -30,9 +30,10 @@ MAX_FILE_BYTES = 512 * 1024
 
 Loc = tuple[int, int]  # 1-based (line, column)
 
-RESERVED_CHARS = "\ufdd0\ufdd1\ufdd2"
-"""The noncharacters link.link_markdown marks term mentions with (link.MARK_OPEN...):
-no file may contain them, so no text can forge a mark."""
+RESERVED_CHARS = "\ufdd0\ufdd1\ufdd2\ufdd3\ufdd4\ufdd5\ufdd6"
+"""The noncharacters the generator marks term mentions with (link.MARK_OPEN and
+link.CAND_OPEN, with their partners) and the body's place in an entry page
+(emit._BODY_SLOT): no file may contain them, so no text can forge a mark."""
 
 
 @dataclass

@@ -36,21 +36,25 @@ def load_atlas(root: Path) -> Atlas:
 
 def mentions(atlas: Atlas, linker=None) -> dict[str, list[str]]:
     """For each entry, the entries its prose names (explicit [[links]] and plain mentions)."""
-    from .link import Linker
-    from .text import WIKILINK_RE, strip_markup
+    return {eid: named for eid, (named, _) in scan_bodies(atlas, linker).items()}
 
+
+def scan_bodies(atlas: Atlas, linker=None) -> dict[str, tuple[list[str], list[tuple[int, int, str]]]]:
+    """For each entry: the entries its body names, and where each mention that its page
+    may link is (link.scan_body): the graph's mentions and the page's term links come
+    from one reading of the body."""
+    from .link import Linker, scan_body
     from .workers import fork_map
 
     linker = linker or Linker.from_atlas(atlas)
 
-    def named(e) -> list[str]:
-        found = {m.group(1).strip() for m in WIKILINK_RE.finditer(e.body)}
-        found |= {m.target.id for m in linker.find(strip_markup(e.body))}
-        found.discard(e.id)
-        return sorted(found)
+    def scan(e) -> tuple[list[str], list[tuple[int, int, str]]]:
+        named, found = scan_body(e.body, linker)
+        named.discard(e.id)
+        return sorted(named), found
 
     entries = list(atlas.entries.values())
-    return {e.id: ids for e, ids in zip(entries, fork_map(named, entries, min_items=2000))}
+    return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=2000))}
 
 
 def _allowed(root: Path) -> dict:
@@ -128,13 +132,14 @@ def _build(root: Path):
     atlas = load_atlas(root)  # the load, validate and model stages
     with stage("graph"):
         linker = Linker.from_atlas(atlas)
-        g = build_graph(atlas, mentions(atlas, linker))
+        scans = scan_bodies(atlas, linker)
+        g = build_graph(atlas, {eid: named for eid, (named, _) in scans.items()})
     with stage("check"):
         errors = [f for f in author_findings(root, atlas, g) if f.severity == "error"]
         if errors:
             raise AtlasError(errors)
     with stage("emit"):
-        files = emit(atlas, g, linker)
+        files = emit(atlas, g, linker, {eid: found for eid, (_, found) in scans.items()})
     return atlas, files, linker
 
 

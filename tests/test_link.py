@@ -175,38 +175,42 @@ def _without_term_links(html_text: str) -> str:
     return html_lib.unescape(re.sub(r'<a class="atlas-term"[^>]*>(.*?)</a>', r"\1", html_text, flags=re.S))
 
 
-def test_markdown_linking_gives_every_entry_page_the_links_html_linking_gives():
-    """Every entry page of the knowledge base, linked as Markdown and then rendered, has
-    the very term links (same entries, same words, same order) that linking its rendered
-    HTML gives, and renders to the same text; once per page and once per section."""
+def test_entry_pages_get_the_links_html_linking_would_give(monkeypatch):
+    """Every entry page of the knowledge base, as the build writes it (mentions found as
+    Markdown, the body's from the graph stage's reading of it) and rendered, has the very
+    term links (same entries, same words, same order) that linking the rendered page
+    without them gives, and the same text; linked once per page and once per section."""
     from pathlib import Path
 
-    from generator.emit import emit
+    from generator import emit as emit_module
     from generator.graph import build_graph
-    from generator.link import NO_LINKS_BELOW, link_markdown, resolve_marks
-    from generator.pipeline import load_atlas, mentions
+    from generator.link import NO_LINKS_BELOW, resolve_marks
+    from generator.pipeline import load_atlas, scan_bodies
 
     atlas = load_atlas(REPO)
     linker = Linker.from_atlas(atlas)
-    files = emit(atlas, build_graph(atlas, mentions(atlas, linker)))  # no linker: pages as they were before linking
+    scans = scan_bodies(atlas, linker)
+    g = build_graph(atlas, {i: named for i, (named, _) in scans.items()})
+    found = {i: f for i, (_, f) in scans.items()}
+    plain = emit_module.emit(atlas, g)  # no linker: the pages as they were before linking
     md = _markdown()
-    checked = 0
-    for e in atlas.entries.values():
-        text = files[e.src_path]
-        if NO_LINKS_BELOW not in text:
-            continue
-        prose = text.split("\n---\n", 1)[1].split(NO_LINKS_BELOW)[0]
-        rendered = md.reset().convert(prose)
-        for per_section in (False, True):
-            expected, expected_ids = link_html(rendered, linker, e.url.lstrip("/"), skip_id=e.id, per_section=per_section)
-            marked, ids_ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=per_section)
-            got = resolve_marks(md.reset().convert(marked), linker, e.url.lstrip("/"))
+    for long_page, per_section in ((10**9, False), (0, True)):
+        monkeypatch.setattr(emit_module, "LONG_PAGE", long_page)
+        marked = emit_module.emit(atlas, g, linker, found)
+        checked = 0
+        for e in atlas.entries.values():
+            if NO_LINKS_BELOW not in plain[e.src_path]:
+                continue
+            url = e.url.lstrip("/")
+            expected, expected_ids = link_html(md.reset().convert(plain[e.src_path].split("\n---\n", 1)[1]), linker, url,
+                                               skip_id=e.id, per_section=per_section)
+            got = resolve_marks(md.reset().convert(marked[e.src_path].split("\n---\n", 1)[1]), linker, url)
             where = f"{Path(e.path).name} (per_section={per_section})"
             assert _term_links(got) == _term_links(expected), where
-            assert [i for i, _ in _term_links(got)] == ids_ == expected_ids, where
+            assert [i for i, _ in _term_links(got)] == expected_ids, where
             assert _without_term_links(got) == _without_term_links(expected), where
-        checked += 1
-    assert checked > 200  # every term, engine, hardware and model page
+            checked += 1
+        assert checked > 200  # every term, engine, hardware and model page
 
 
 def _md_link(markdown_text: str, **kw) -> tuple[str, list[str]]:

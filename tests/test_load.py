@@ -59,10 +59,11 @@ def test_bom_is_accepted_and_non_utf8_is_located():
 
 
 def test_the_characters_that_mark_term_links_are_refused_where_they_are():
-    from generator.link import MARK_CLOSE, MARK_MID, MARK_OPEN
+    from generator.emit import _BODY_SLOT
+    from generator.link import CAND_CLOSE, CAND_MID, CAND_OPEN, MARK_CLOSE, MARK_MID, MARK_OPEN
     from generator.load import RESERVED_CHARS
 
-    assert set(RESERVED_CHARS) == {MARK_OPEN, MARK_MID, MARK_CLOSE}
+    assert set(RESERVED_CHARS) == {MARK_OPEN, MARK_MID, MARK_CLOSE, CAND_OPEN, CAND_MID, CAND_CLOSE, _BODY_SLOT}
     doc, problems = parse(f"title: ok\nshort: a {MARK_MID}GPU\n".encode(), "glossary/terms/m.yaml", "term")
     assert doc is None
     assert str(problems[0]).startswith("glossary/terms/m.yaml:2:10: character U+FDD1 is a Unicode noncharacter")
