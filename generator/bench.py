@@ -359,7 +359,7 @@ Measured on {date}, on {machine}.
 
 *Build* is the full `mkdocs build --strict` (Material theme, search index included). The
 generator's stages are timed inside that same build (`generator/timing.py`): load,
-validate, model, graph (term matching in prose, the concept graph), check (orphans and
+validate, model, graph (each body read for the entries it names, the concept graph), check (orphans and
 undefined terms) and emit (every generated page, with the terms each entry page's prose
 names marked for linking) run in the main process before MkDocs reads a page, each spread
 over the cores, and their wall time is counted; term linking (the marks made links, and
@@ -384,10 +384,11 @@ The generator keeps its own stages short. libyaml parses the files, and a node's
 column are worked out only when a check reports a problem. From 500 documents up, valid
 documents pass a compiled schema check, and jsonschema runs only to explain a rejection. Term matching
 walks a trie of words, one dictionary step per word; nothing below an entry page's prose
-(its graph, relation lists and sources) is read for terms. An entry page's terms are found
-in its Markdown, while emit writes it (half the text of its HTML, with few tags to step
-over), and marked with characters Markdown passes through; after rendering, one regex
-turns the marks into links. Other pages are linked as HTML: a worker renders a batch of
+(its graph, relation lists and sources) is read for terms. A body is read once: the
+graph stage's reading gives both the entries it names and where its page may link them.
+The rest of an entry page's terms are found in its Markdown while emit writes it (half
+the text of its HTML, with few tags to step over); all are marked with characters
+Markdown passes through, and after rendering one regex turns the marks into links. Other pages are linked as HTML: a worker renders a batch of
 them and then links their terms one after another, so the index of names stays in the
 processor's caches from page to page, and a page's text is searched as one string
 rather than piece by piece between tags.
