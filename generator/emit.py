@@ -196,11 +196,13 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
     text += sources_md(page, [atlas.sources[s] for s in page.sources])
     linked = {}
     if linker is not None and NO_LINKS_BELOW in text:
-        # Mentions are found here, in the emit workers, rather than in the HTML after
-        # MkDocs renders it: read as Markdown, a page costs half as much (see
-        # link.link_markdown); the plugin turns the marks into links (resolve_marks).
+        # Mentions are marked here, in the emit workers, rather than linked in the HTML
+        # after MkDocs renders it: the body's come from the graph stage's reading of it,
+        # the rest is read as Markdown, half the text of the HTML (link.link_markdown);
+        # the plugin turns the marks into links (link.resolve_marks).
         prose, rest = text.split(NO_LINKS_BELOW, 1)
-        prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=len(text) > LONG_PAGE,
+        marks = sum(len(tid) + 3 for _, _, tid in found) if found is not None else 0  # the candidates' own characters
+        prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=len(text) - marks > LONG_PAGE,
                                  body=body_span if found is not None else None)
         text, linked = prose + NO_LINKS_BELOW + rest, {"atlas_linked": True}
     fm = front_matter(title=e.title, description=e.short, search={"boost": boost},

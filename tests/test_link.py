@@ -281,3 +281,21 @@ def test_marks_in_authored_text_make_no_link_and_do_not_survive():
     out = resolve_marks(f"<p>{forged}</p>", LINKER, "glossary/x/")
     assert out.startswith("<p>click ") and out.endswith(" stray</p>")
     assert not any(c in out for c in MARK_OPEN + MARK_MID + MARK_CLOSE)
+
+
+def test_pages_are_the_same_whether_bodies_are_read_once_or_twice():
+    """Emit takes the body's mentions from the graph stage's reading of it; reading the
+    body again instead gives every generated file byte for byte."""
+    from generator.emit import emit
+    from generator.graph import build_graph
+    from generator.pipeline import load_atlas, scan_bodies
+
+    atlas = load_atlas(REPO)
+    linker = Linker.from_atlas(atlas)
+    scans = scan_bodies(atlas, linker)
+    g = build_graph(atlas, {i: named for i, (named, _) in scans.items()})
+    once = emit(atlas, g, linker, {i: found for i, (_, found) in scans.items()})
+    twice = emit(atlas, g, linker)
+    assert once.keys() == twice.keys()
+    assert [p for p in once if once[p] != twice[p]] == []
+    assert sum('"atlas_linked": true' in t for t in once.values()) > 200
