@@ -289,18 +289,41 @@ def _link_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker, pa
         plain = html.unescape(chunk) if "&" in chunk else chunk
         plains.append(plain)
         escaped.append(plain != chunk)
-    linked: list[str] = []
-    seen: set[str] = set()
-    current = -1  # the section whose first mentions `seen` holds
-    hits: dict[int, list[Match]] = {}  # piece number -> its accepted matches
-    k, piece_end = 0, len(plains[0])
+    linked, hits = _first_mentions(_in_pieces(linker, plains), slots, skip_id)
+    for k, (i, _) in enumerate(slots):
+        found = hits.get(k)
+        if found:
+            out[i] = _linked(plains[k], [Match(s, e, t) for s, e, t in found], page_url, escaped[k])
+        elif escaped[k]:
+            out[i] = html.escape(plains[k], quote=False)
+    return linked
+
+
+_SEP = "\x00"  # joins the pieces of a page: not a word character, and no name spans it
+
+
+def _in_pieces(linker: Linker, pieces: list[str]) -> Iterator[tuple[int, int, int, Target]]:
+    """The mentions in several pieces of text, searched as one: (piece number, start,
+    end, target), places counted from the start of the piece."""
+    k, piece_end = 0, len(pieces[0])
     offset = 0  # where piece k starts in the joined text
-    for m in linker.find(_SEP.join(plains)):
+    for m in linker.find(_SEP.join(pieces)):
         while m.start >= piece_end:  # a match lies inside one piece: move on to it
             offset = piece_end + 1
             k += 1
-            piece_end = offset + len(plains[k])
-        t = m.target
+            piece_end = offset + len(pieces[k])
+        yield k, m.start - offset, m.end - offset, m.target
+
+
+def _first_mentions(mentions: Iterable[tuple[int, int, int, Target]], slots: list[tuple],
+                    skip_id: str | None) -> tuple[list[str], dict[int, list[tuple[int, int, Target]]]]:
+    """Of mentions in document order, the first of each entry (in each section: a slot's
+    second field): (their ids, {piece number: [(start, end, target)]})."""
+    linked: list[str] = []
+    seen: set[str] = set()
+    current = -1  # the section whose first mentions `seen` holds
+    hits: dict[int, list[tuple[int, int, Target]]] = {}
+    for k, start, end, t in mentions:
         sec = slots[k][1]
         if sec != current:
             seen, current = ({skip_id} if skip_id else set()), sec
@@ -308,17 +331,8 @@ def _link_slots(out: list[str], slots: list[tuple[int, int]], linker: Linker, pa
             continue
         seen.add(t.id)
         linked.append(t.id)
-        hits.setdefault(k, []).append(Match(m.start - offset, m.end - offset, t))
-    for k, (i, _) in enumerate(slots):
-        found = hits.get(k)
-        if found:
-            out[i] = _linked(plains[k], found, page_url, escaped[k])
-        elif escaped[k]:
-            out[i] = html.escape(plains[k], quote=False)
-    return linked
-
-
-_SEP = "\x00"  # joins the pieces of a page: not a word character, and no name spans it
+        hits.setdefault(k, []).append((start, end, t))
+    return linked, hits
 
 
 @lru_cache(maxsize=100_000)
@@ -554,30 +568,11 @@ def _link_md_slots(out: list[str], slots: list[tuple[int, int, bool]], linker: L
         plain, escapes = _md_plain(chunk)
         plains.append(plain)
         maps.append(escapes)
-    k, piece_end = 0, len(plains[0])
-    offset = 0
-    for m in linker.find(_SEP.join(plains)):
-        while m.start >= piece_end:
-            offset = piece_end + 1
-            k += 1
-            piece_end = offset + len(plains[k])
-        events.append((k, m.start - offset, m.end - offset, m.target))
+    events += _in_pieces(linker, plains)
     if not events:
         return []
     events.sort(key=lambda ev: (ev[0], ev[1]))
-    linked: list[str] = []
-    seen: set[str] = set()
-    current = -1
-    hits: dict[int, list[tuple[int, int, Target]]] = {}
-    for k, start, end, t in events:
-        sec = slots[k][1]
-        if sec != current:
-            seen, current = ({skip_id} if skip_id else set()), sec
-        if t.id in seen:
-            continue
-        seen.add(t.id)
-        linked.append(t.id)
-        hits.setdefault(k, []).append((start, end, t))
+    linked, hits = _first_mentions(events, slots, skip_id)
     for k, (i, _, in_body) in enumerate(slots):
         found = hits.get(k)
         if in_body:
@@ -660,17 +655,12 @@ def scan_body(body: str, linker: Linker) -> tuple[set[str], list[tuple[int, int,
         return named, []
     plains = [_md_plain(p) for _, p, _ in pieces]
     found: list[tuple[int, int, str]] = []
-    k, piece_end, offset = 0, len(plains[0][0]), 0
-    for m in linker.find(_SEP.join(plain for plain, _ in plains)):
-        while m.start >= piece_end:
-            offset = piece_end + 1
-            k += 1
-            piece_end = offset + len(plains[k][0])
-        named.add(m.target.id)
+    for k, start, end, t in _in_pieces(linker, [plain for plain, _ in plains]):
+        named.add(t.id)
         at, _, linkable = pieces[k]
         if linkable:
             escapes = plains[k][1]
-            found.append((at + _md_offset(m.start - offset, escapes) - 1, at + _md_offset(m.end - offset, escapes) - 1, m.target.id))
+            found.append((at + _md_offset(start, escapes) - 1, at + _md_offset(end, escapes) - 1, t.id))
     return named, found
 
 
