@@ -386,8 +386,8 @@ documents pass a compiled schema check, and jsonschema runs only to explain a re
 walks a trie of words, one dictionary step per word; nothing below an entry page's prose
 (its graph, relation lists and sources) is read for terms. A body is read once: the
 graph stage's reading gives both the entries it names and where its page may link them.
-The rest of an entry page's terms are found in its Markdown while emit writes it (half
-the text of its HTML, with few tags to step over); all are marked with characters
+The rest of an entry page's terms are found in its Markdown while emit writes it
+(shorter than its HTML, with few tags to step over); all are marked with characters
 Markdown passes through, and after rendering one regex turns the marks into links. Other pages are linked as HTML: a worker renders a batch of
 them and then links their terms one after another, so the index of names stays in the
 processor's caches from page to page, and a page's text is searched as one string
