@@ -400,22 +400,26 @@ MARK_OPEN, MARK_MID, MARK_CLOSE = "\ufdd0", "\ufdd1", "\ufdd2"
 _MARK_RE = re.compile(f"{MARK_OPEN}([^{MARK_OPEN}-{MARK_CLOSE}]*){MARK_MID}([^{MARK_OPEN}-{MARK_CLOSE}]*){MARK_CLOSE}")
 
 _MD_SKIP = "|".join(sorted(SKIP_TAGS - {f"h{i}" for i in range(1, 7)}))
-_MD_RE = re.compile(rf"""
-    # Every alternative begins with a literal character, so the regex engine skips ahead
-    # to those alone; what starts a line is read with the line's newline (the text is
-    # given a leading one).
+
+# What Markdown makes of a line's start, or of a piece of a line, whether the text is a
+# page (_MD_RE) or a body as written (_BODY_RE). Every alternative begins with a literal
+# character, so the regex engine skips ahead to those alone; what starts a line is read
+# with the line's newline (the text is given a leading one).
+_MD_BLOCKS = r"""
     \n(?:
-        [ \t]*(?P<f>`{{3,}}|~{{3,}})[^\n]*\n.*?\n[ \t]*(?P=f)[ \t]*(?=\n|\Z)  # a fenced block
-      | [ \t]*(?P<h>\#{{1,6}})(?:[ \t][^\n]*)?(?=\n|\Z)  # a heading
-      | [ \t]*(?:!!!|\?\?\?\+?)[^\n]*  # an admonition's title
+        [ \t]*(?P<f>`{3,}|~{3,})[^\n]*\n.*?\n[ \t]*(?P=f)[ \t]*(?=\n|\Z)  # a fenced block
+      | (?P<head>[ \t]*(?P<h>\#{1,6})(?:[ \t][^\n]*)?)(?=\n|\Z)  # a heading
+      | (?P<title>[ \t]*(?:!!!|\?\?\?\+?)[^\n]*)  # an admonition's title
       | [ \t]*(?:[-*+]|\d+[.)])[ \t]+  # a list item's marker
       | [ \t]*(?=\n|\Z)  # a blank line
       | (?<=[ ][ ]\n)  # a hard line break
     )
   | `(?P<bt>`*)(?!`).+?(?<!`)`(?P=bt)(?!`)  # a code span
-  | \[(?:[^\[\]]|\[[^\[\]]*\])*\]\((?:[^)"\n]|"[^"\n]*")*\)  # a link
+  | \[(?P<ltext>(?:[^\[\]]|\[[^\[\]]*\])*)\]\((?:[^)"\n]|"[^"\n]*")*\)  # a link
   | !\[(?:[^\[\]]|\[[^\[\]]*\])*\]\((?:[^)"\n]|"[^"\n]*")*\)  # an image
-  | \{{:?[ \t]*[:\#.][^}}\n]*\}}  # an attribute list
+  | \{:?[ \t]*[:\#.][^}\n]*\}  # an attribute list
+"""
+_MD_RE = re.compile(_MD_BLOCKS + rf"""
   | <sup\ class="atlas-cite">.*?</sup>  # a citation: links only (Page.cite)
   | <(?P<st>{_MD_SKIP})(?![A-Za-z0-9-])[^>]*>.*?</(?P=st)[ \t]*>  # an element link_html skips whole
   | <!--.*?-->|</?[A-Za-z][^>\n]*>  # a comment, a tag or an autolink
@@ -444,11 +448,17 @@ def link_markdown(text: str, linker: Linker, page_url: str, skip_id: str | None 
         _scan(text, out, slots, per_section, 0)
     linked = _link_md_slots(out, slots, linker, page_url, skip_id) if slots else []
     result = "".join(out)
-    if CAND_OPEN in result or CAND_MID in result or CAND_CLOSE in result:  # a candidate left unread: words only
+    if CAND_OPEN in result:  # a candidate left unread (a long page's body): its words only
         result = _CAND_RE.sub(r"\2", result)
-        for mark in (CAND_OPEN, CAND_MID, CAND_CLOSE):
-            result = result.replace(mark, "")
-    return result, linked
+    return _without(result, CAND_OPEN + CAND_MID + CAND_CLOSE), linked
+
+
+def _without(text: str, marks: str) -> str:
+    """`text` with none of the characters `marks` left in it."""
+    for mark in marks:
+        if mark in text:
+            text = text.replace(mark, "")
+    return text
 
 
 def _scan(text: str, out: list[str], slots: list[tuple[int, int, bool]], per_section: bool, section: int) -> int:
@@ -473,13 +483,13 @@ def _scan(text: str, out: list[str], slots: list[tuple[int, int, bool]], per_sec
     return section
 
 
-def _md_plain(chunk: str) -> tuple[str, list[tuple[int, int, int]] | None]:
-    """The text `chunk` renders to, for matching, and where its escapes are: (plain start,
-    markdown start, markdown length) of each."""
+def _md_plain(chunk: str) -> tuple[str, list[tuple[int, int]] | None]:
+    """The text `chunk` renders to, for matching, and where its escapes are: (place in
+    the plain text, length in the Markdown) of each."""
     if "&" not in chunk and "\\" not in chunk:
         return chunk, None
     plain: list[str] = []
-    escapes: list[tuple[int, int, int]] = []
+    escapes: list[tuple[int, int]] = []
     pos = size = 0
     for m in _MD_ESC_RE.finditer(chunk):
         s, e = m.span()
@@ -488,7 +498,7 @@ def _md_plain(chunk: str) -> tuple[str, list[tuple[int, int, int]] | None]:
             continue
         plain.append(chunk[pos:s])
         size += s - pos
-        escapes.append((size, s, e - s))
+        escapes.append((size, e - s))
         plain.append(char)
         size += 1
         pos = e
@@ -498,12 +508,12 @@ def _md_plain(chunk: str) -> tuple[str, list[tuple[int, int, int]] | None]:
     return "".join(plain), escapes
 
 
-def _md_offset(q: int, escapes: list[tuple[int, int, int]] | None) -> int:
+def _md_offset(q: int, escapes: list[tuple[int, int]] | None) -> int:
     """Where plain offset q (a word's edge) is in the Markdown."""
     if not escapes:
         return q
     shift = 0
-    for at, md_at, length in escapes:
+    for at, length in escapes:
         if at >= q:
             break
         shift += length - 1
@@ -529,11 +539,7 @@ def resolve_marks(text: str, linker: Linker, page_url: str, markdown: bool = Fal
                 return m.group(2)
             return f'<a class="atlas-term" href="{relative_url(t.url, page_url)}"{attrs(t)}{m.group(2)}</a>'
 
-        out = _MARK_RE.sub(link, text)
-        for mark in (MARK_OPEN, MARK_MID, MARK_CLOSE):  # what no well-formed mark held
-            if mark in out:
-                out = out.replace(mark, "")
-        return out
+        return _without(_MARK_RE.sub(link, text), MARK_OPEN + MARK_MID + MARK_CLOSE)  # what no well-formed mark held
     finally:
         timing.link_cpu += time.process_time() - started
 
@@ -607,23 +613,12 @@ def _link_md_slots(out: list[str], slots: list[tuple[int, int, bool]], linker: L
 CAND_OPEN, CAND_MID, CAND_CLOSE = "\ufdd3", "\ufdd4", "\ufdd5"
 _CAND_RE = re.compile(f"{CAND_OPEN}([^{CAND_OPEN}-{CAND_CLOSE}]*){CAND_MID}([^{CAND_OPEN}-{CAND_CLOSE}]*){CAND_CLOSE}")
 
-# A body as written: what renders as code or as a heading, an [[id|text]] link, a
-# citation, a Markdown link. (Raw HTML cannot occur: bodies are escaped, text.render_markdown.)
-_BODY_RE = re.compile(r"""
-    \n(?:
-        (?P<fence>[ \t]*(?P<f>`{3,}|~{3,})[^\n]*\n.*?\n[ \t]*(?P=f)[ \t]*(?=\n|\Z))
-      | (?P<head>[ \t]*\#{1,6}(?:[ \t][^\n]*)?(?=\n|\Z))
-      | (?P<title>[ \t]*(?:!!!|\?\?\?\+?)[^\n]*)
-      | [ \t]*(?:[-*+]|\d+[.)])[ \t]+
-      | [ \t]*(?=\n|\Z)
-      | (?<=[ ][ ]\n)
-    )
-  | `(?P<bt>`*)(?!`).+?(?<!`)`(?P=bt)(?!`)
+# A body as written: besides what Markdown makes of it, an [[id|text]] link (as
+# text.WIKILINK_RE) and a citation (as text.CITE_RE). Raw HTML cannot occur: bodies are
+# escaped (text.render_markdown).
+_BODY_RE = re.compile(_MD_BLOCKS + r"""
   | \[\[(?P<wid>[^\]|\\]+)(?:\\?\|(?P<wtext>[^\]]*))?\]\]
   | \[@[^\]\s]+\]
-  | \[(?P<ltext>(?:[^\[\]]|\[[^\[\]]*\])*)\]\((?:[^)"\n]|"[^"\n]*")*\)
-  | !\[(?:[^\[\]]|\[[^\[\]]*\])*\]\((?:[^)"\n]|"[^"\n]*")*\)
-  | \{:?[ \t]*[:\#.][^}\n]*\}
 """, re.S | re.X)
 
 
