@@ -105,7 +105,9 @@ class Page:
     def __init__(self, atlas: Atlas, src: str):
         self.atlas = atlas
         self.src = src
+        self.folder = src.rpartition("/")[0]
         self.sources: list[str] = []  # source ids in the order they are first cited
+        self._numbers: dict[str, int] = {}  # source id -> its number on this page
 
     def href(self, entry_id: str) -> str:
         return relpath(self.atlas.entries[entry_id].src_path, self.src)
@@ -117,7 +119,7 @@ class Page:
         if text is None and mid_sentence:
             text = prose_title(e)
         if not text:  # the usual case (every related entry and backlink): made once per folder
-            return _title_link(e.title, e.src_path, self.src.rpartition("/")[0])
+            return _title_link(e.title, e.src_path, self.folder)
         return f"[{esc(text)}]({self.href(entry_id)})"
 
     def maybe_link(self, entry_id: str, text: str) -> str:
@@ -128,10 +130,11 @@ class Page:
         return relpath(src, self.src)
 
     def _number(self, source_id: str) -> str:
-        if source_id not in self.sources:
+        n = self._numbers.get(source_id)
+        if n is None:
             self.sources.append(source_id)
-        n = self.sources.index(source_id) + 1
-        return f'[{n}](#src-{source_id} "{esc(self.atlas.sources[source_id].title)}")'
+            n = self._numbers[source_id] = len(self.sources)
+        return f"[{n}]{_cite_target(source_id, self.atlas.sources[source_id].title)}"
 
     def cite(self, source_id: str) -> str:
         return f'<sup class="atlas-cite">{self._number(source_id)}</sup>'
@@ -145,6 +148,12 @@ class Page:
 
     def md(self, text: str) -> str:
         return render_markdown(text, self.link, self.cite)
+
+
+@lru_cache(maxsize=100_000)
+def _cite_target(source_id: str, title: str) -> str:
+    """What follows a citation's number: the anchor of its source and the title shown on hover."""
+    return f'(#src-{source_id} "{esc(title)}")'
 
 
 @lru_cache(maxsize=200_000)

@@ -8,6 +8,7 @@ so the same relation between the same pair is stored once.
 
 from __future__ import annotations
 
+import heapq
 import json
 import re
 from functools import lru_cache
@@ -199,8 +200,11 @@ def local_graph(g: nx.MultiDiGraph, entry_id: str, order: Mapping[str, tuple[int
         groups.setdefault((r, rel, out), []).append(node)
     for key, nodes in groups.items():
         if key[0] >= 2:  # incoming and mentions: the best connected first
-            # `order`: the same key for every node, worked out once per build by the caller
-            nodes.sort(key=order.__getitem__ if order is not None else lambda n: (-g.degree(n), _folded_title(g, n)))
+            # `order`: the same key for every node, worked out once per build by the caller.
+            # No more than the limit can be shown: only those are put in order (the same
+            # ones, in the same order, as sorting all and keeping the first).
+            best = order.__getitem__ if order is not None else lambda n: (-g.degree(n), _folded_title(g, n))
+            groups[key] = heapq.nsmallest(LOCAL_GRAPH_LIMIT, nodes, key=best)
     picked: list[tuple[str, str, bool]] = []
     queues = [(key, list(nodes)) for key, nodes in sorted(groups.items(), key=lambda kv: kv[0][0])]
     for tier in sorted({key[0] for key, _ in queues}):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NamedTuple
 
 from .findings import AtlasError
 from .load import load_tree
@@ -36,22 +37,32 @@ def load_atlas(root: Path) -> Atlas:
 
 def mentions(atlas: Atlas, linker=None) -> dict[str, list[str]]:
     """For each entry, the entries its prose names (explicit [[links]] and plain mentions)."""
-    return {eid: named for eid, (named, _) in scan_bodies(atlas, linker).items()}
+    return {eid: scan.named for eid, scan in scan_bodies(atlas, linker).items()}
 
 
-def scan_bodies(atlas: Atlas, linker=None) -> dict[str, tuple[list[str], list[tuple[int, int, str]]]]:
-    """For each entry: the entries its body names, and where each mention that its page
-    may link is (link.scan_body): the graph's mentions and the page's term links come
-    from one reading of the body."""
+class Scan(NamedTuple):
+    """What one reading of an entry's body finds."""
+
+    named: list[str]  # the entries it names (the graph's mentions)
+    found: list[tuple[int, int, str]]  # where each mention its page may link is (link.scan_body)
+    terms: set[str] | None  # the terms it uses that no entry names (undefined.used_terms), if asked for
+
+
+def scan_bodies(atlas: Atlas, linker=None, terms: bool = False) -> dict[str, Scan]:
+    """Read every entry's body once, on every core: the graph's mentions and the page's
+    term links come from the same reading, and (with `terms`) the check stage's
+    undefined terms too."""
     from .link import Linker, scan_body
+    from .undefined import _covered, used_terms
     from .workers import fork_map
 
     linker = linker or Linker.from_atlas(atlas)
+    covered = _covered(atlas) if terms else None
 
-    def scan(e) -> tuple[list[str], list[tuple[int, int, str]]]:
+    def scan(e) -> Scan:
         named, found = scan_body(e.body, linker)
         named.discard(e.id)
-        return sorted(named), found
+        return Scan(sorted(named), found, used_terms(e.body, covered) if covered is not None else None)
 
     entries = list(atlas.entries.values())
     return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=2000))}
@@ -65,13 +76,14 @@ def _allowed(root: Path) -> dict:
     return (yaml.safe_load(path.read_text(encoding="utf-8")) or {}) if path.exists() else {}
 
 
-def undefined_findings(root: Path, atlas: Atlas) -> list:
-    """Terms that several entries use and none defines: errors unless allowed with a reason."""
+def undefined_findings(root: Path, atlas: Atlas, used: dict[str, set[str]] | None = None) -> list:
+    """Terms that several entries use and none defines: errors unless allowed with a reason.
+    `used`: each entry's terms, if its body was read already (scan_bodies)."""
     from .findings import Finding
     from .undefined import first_line, undefined_terms
 
     allowed = _allowed(root).get("undefined") or {}
-    found = undefined_terms(atlas)
+    found = undefined_terms(atlas, used=used)
     out = [Finding("graph/allowed.yaml", 1, 1, f"'{t}' is listed under undefined but is no longer used undefined by "
                    f"several entries; remove it", severity="warning") for t in sorted(set(allowed) - set(found))]
     for term, users in found.items():
@@ -106,12 +118,13 @@ def graph_findings(root: Path, atlas: Atlas, g) -> list:
     return out
 
 
-def author_findings(root: Path, atlas: Atlas, g) -> list:
+def author_findings(root: Path, atlas: Atlas, g, used: dict[str, set[str]] | None = None) -> list:
     """Everything `atlas check` and the build report beyond the entries themselves: the
-    graph's findings, terms used but not defined, and unknown links or citations in the handwritten pages."""
+    graph's findings, terms used but not defined, and unknown links or citations in the
+    handwritten pages. `used`: as for undefined_findings."""
     from .handwritten import check_docs
 
-    return graph_findings(root, atlas, g) + undefined_findings(root, atlas) + check_docs(root, atlas)
+    return graph_findings(root, atlas, g) + undefined_findings(root, atlas, used) + check_docs(root, atlas)
 
 
 def build(root: Path):
@@ -132,14 +145,15 @@ def _build(root: Path):
     atlas = load_atlas(root)  # the load, validate and model stages
     with stage("graph"):
         linker = Linker.from_atlas(atlas)
-        scans = scan_bodies(atlas, linker)
-        g = build_graph(atlas, {eid: named for eid, (named, _) in scans.items()})
+        scans = scan_bodies(atlas, linker, terms=True)
+        g = build_graph(atlas, {eid: scan.named for eid, scan in scans.items()})
     with stage("check"):
-        errors = [f for f in author_findings(root, atlas, g) if f.severity == "error"]
+        used = {eid: scan.terms for eid, scan in scans.items()}
+        errors = [f for f in author_findings(root, atlas, g, used) if f.severity == "error"]
         if errors:
             raise AtlasError(errors)
     with stage("emit"):
-        files = emit(atlas, g, linker, {eid: found for eid, (_, found) in scans.items()})
+        files = emit(atlas, g, linker, {eid: scan.found for eid, scan in scans.items()})
     return atlas, files, linker
 
 

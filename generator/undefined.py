@@ -34,25 +34,32 @@ def _plain(text: str) -> str:
     return "".join(piece for is_code, piece in split_code(strip_markup(text)) if not is_code)
 
 
-def undefined_terms(atlas: Atlas, min_entries: int = MIN_ENTRIES) -> dict[str, list[str]]:
+def used_terms(body: str, covered: set[str]) -> set[str]:
+    """The terms a body uses that no name covers (`covered`: _covered(atlas))."""
+    out = set()
+    for m in TERM_RE.finditer(_plain(body)):
+        word = m.group(1)
+        if word.lower() in covered or (word.endswith("s") and word[:-1].lower() in covered):
+            continue
+        out.add(word[:-1] if word.endswith("s") and word[:-1].isupper() else word)  # CPUs -> CPU
+    return out
+
+
+def undefined_terms(atlas: Atlas, min_entries: int = MIN_ENTRIES,
+                    used: dict[str, set[str]] | None = None) -> dict[str, list[str]]:
     """{term: [ids of the entries whose prose uses it]} for terms used by at least
-    `min_entries` entries and defined by none, in a stable order."""
+    `min_entries` entries and defined by none, in a stable order. `used`: each entry's
+    used_terms, when the caller has read the bodies already (pipeline.scan_bodies)."""
     from .workers import fork_map
 
-    covered = _covered(atlas)
-
-    def used(e) -> set[str]:
-        out = set()
-        for m in TERM_RE.finditer(_plain(e.body)):
-            word = m.group(1)
-            if word.lower() in covered or (word.endswith("s") and word[:-1].lower() in covered):
-                continue
-            out.add(word[:-1] if word.endswith("s") and word[:-1].isupper() else word)  # CPUs -> CPU
-        return out
-
     entries = list(atlas.entries.values())
+    if used is None:
+        covered = _covered(atlas)
+        found = fork_map(lambda e: used_terms(e.body, covered), entries, min_items=2000)  # any core
+    else:
+        found = [used[e.id] for e in entries]
     users: dict[str, set[str]] = defaultdict(set)
-    for e, words in zip(entries, fork_map(used, entries, min_items=2000)):  # any core
+    for e, words in zip(entries, found):
         for word in words:
             users[word].add(e.id)
     return {t: sorted(ids) for t, ids in sorted(users.items()) if len(ids) >= min_entries}

@@ -190,8 +190,8 @@ def test_entry_pages_get_the_links_html_linking_would_give(monkeypatch):
     atlas = load_atlas(REPO)
     linker = Linker.from_atlas(atlas)
     scans = scan_bodies(atlas, linker)
-    g = build_graph(atlas, {i: named for i, (named, _) in scans.items()})
-    found = {i: f for i, (_, f) in scans.items()}
+    g = build_graph(atlas, {i: scan.named for i, scan in scans.items()})
+    found = {i: scan.found for i, scan in scans.items()}
     plain = emit_module.emit(atlas, g)  # no linker: the pages as they were before linking
     md = _markdown()
     for long_page, per_section in ((10**9, False), (0, True)):
@@ -293,8 +293,8 @@ def test_pages_are_the_same_whether_bodies_are_read_once_or_twice():
     atlas = load_atlas(REPO)
     linker = Linker.from_atlas(atlas)
     scans = scan_bodies(atlas, linker)
-    g = build_graph(atlas, {i: named for i, (named, _) in scans.items()})
-    once = emit(atlas, g, linker, {i: found for i, (_, found) in scans.items()})
+    g = build_graph(atlas, {i: scan.named for i, scan in scans.items()})
+    once = emit(atlas, g, linker, {i: scan.found for i, scan in scans.items()})
     twice = emit(atlas, g, linker)
     assert once.keys() == twice.keys()
     assert [p for p in once if once[p] != twice[p]] == []
