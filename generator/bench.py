@@ -359,8 +359,8 @@ Measured on {date}, on {machine}.
 
 *Build* is the full `mkdocs build --strict` (Material theme, search index included). The
 generator's stages are timed inside that same build (`generator/timing.py`): load,
-validate, model, graph (each body read for the entries it names, the concept graph), check (orphans and
-undefined terms) and emit (every generated page, with the terms each entry page's prose
+validate, model, graph (each body read once for the entries it names and the terms it uses that no entry
+defines, then the concept graph), check (orphans and undefined terms reported) and emit (every generated page, with the terms each entry page's prose
 names marked for linking) run in the main process before MkDocs reads a page, each spread
 over the cores, and their wall time is counted; term linking (the marks made links, and
 the handwritten pages linked) runs in the workers while they render pages, so its CPU

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache, partial
+from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable, Iterator
 
@@ -520,11 +520,17 @@ def validate(docs: list[Document]) -> list[Finding]:
     if compiled:
         _fast_checks()  # compiled once, before the workers fork
     _validators()
-    for found in fork_map(partial(check_schema, compiled=compiled), docs):  # each document on its own: any core
-        out += found
     index = _Index(docs)
     out += index.duplicates
-    for found in fork_map(lambda doc: check_entry(doc, index), list(index.entries.values())):
+
+    def check(doc: Document) -> list[Finding]:
+        """A document's schema and, for an entry (the first of its id), what it refers to."""
+        found = check_schema(doc, compiled=compiled)
+        if doc.kind in KINDS and index.entries.get(doc.id) is doc:
+            found += check_entry(doc, index)
+        return found
+
+    for found in fork_map(check, docs):  # each document on its own: any core, one process each for both checks
         out += found
     out += check_aliases(index)
     for doc in docs:
