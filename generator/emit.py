@@ -307,14 +307,17 @@ def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
 
 
 @lru_cache(maxsize=64)
-def _ring(n: int) -> tuple[tuple[str, str], ...]:
-    """Where n neighbours sit around the centre of a local graph, as formatted x and y."""
+def _ring(n: int) -> tuple[tuple[str, str, str], ...]:
+    """Where n neighbours sit around the centre of a local graph: for each, its edge as a
+    solid line, as a dashed one (a prose mention), and its place as a node's style."""
     import math
 
     out = []
     for i in range(n):
         angle = 2 * math.pi * i / n - math.pi / 2
-        out.append((f"{50 + 38 * math.cos(angle):.1f}", f"{50 + 40 * math.sin(angle):.1f}"))
+        x, y = f"{50 + 38 * math.cos(angle):.1f}", f"{50 + 40 * math.sin(angle):.1f}"
+        line = f'<line x1="50" y1="50" x2="{x}" y2="{y}"'
+        out.append((line + "/>", line + ' stroke-dasharray="1.5 1"/>', f"{x}%;top:{y}%"))
     return tuple(out)
 
 
@@ -333,15 +336,19 @@ def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, order: dict[str, tupl
     items = local_graph(g, e.id, order=order)
     if not items:
         return ""
-    types = atlas.relation_types
+    types, entries = atlas.relation_types, atlas.entries
     lines, nodes = [], []
-    for (other, rel, outgoing), (x, y) in zip(items, _ring(len(items))):
-        label = "mentions" if rel == "mentions" else (types[rel].label if outgoing or types[rel].symmetric else types[rel].inverse)
-        dash = ' stroke-dasharray="1.5 1"' if rel == "mentions" else ""
-        lines.append(f'<line x1="50" y1="50" x2="{x}" y2="{y}"{dash}/>')
-        o = atlas.entries[other]
+    for (other, rel, outgoing), (solid, dashed, place) in zip(items, _ring(len(items))):
+        if rel == "mentions":
+            label = "mentions"
+            lines.append(dashed)
+        else:
+            t = types[rel]
+            label = t.label if outgoing or t.symmetric else t.inverse
+            lines.append(solid)
+        o = entries[other]
         before, after = _local_node(o.kind, o.url, o.title, label)
-        nodes.append(f"{before}{x}%;top:{y}%{after}")
+        nodes.append(before + place + after)
     svg = ('<svg class="atlas-local__edges" viewBox="0 0 100 100" preserveAspectRatio="none" aria-hidden="true">'
            + "".join(lines) + "</svg>")
     me = f'<span class="atlas-local__node atlas-local__self atlas-local__{e.kind}" style="left:50%;top:50%">{esc(e.title)}</span>'
