@@ -166,10 +166,18 @@ def to_graphml(g: nx.MultiDiGraph) -> str:
     def data(what: str, values: dict) -> str:
         return "".join(f'  <data key="{keys[(what, name)][0]}">{text(v)}</data>\n' for name, v in values.items())
 
+    @lru_cache(maxsize=None)  # an edge's data is a relation and an origin: a handful of pairs in all
+    def edge_data(items: tuple) -> str:
+        return data("edge", dict(items))
+
     for n, values in g.nodes(data=True):
         out.append(f"<node id={attr(n)}>\n{data('node', values)}</node>\n")
-    for u, v, k, values in g.edges(keys=True, data=True):
-        out.append(f"<edge source={attr(u)} target={attr(v)} id={attr(k)}>\n{data('edge', values)}</edge>\n")
+    for u, nbrs in g._succ.items():  # as g.edges(keys=True, data=True), without its views
+        source = attr(u)
+        for v, edges in nbrs.items():
+            target = attr(v)
+            for k, values in edges.items():
+                out.append(f"<edge source={source} target={target} id={attr(k)}>\n{edge_data(tuple(values.items()))}</edge>\n")
     out.append("</graph></graphml>\n")
     return "".join(out)
 
