@@ -53,11 +53,11 @@ def scan_bodies(atlas: Atlas, linker=None, terms: bool = False) -> dict[str, Sca
     term links come from the same reading, and (with `terms`) the check stage's
     undefined terms too."""
     from .link import Linker, scan_body
-    from .undefined import _covered, used_terms
+    from .undefined import covered_names, used_terms
     from .workers import fork_map
 
     linker = linker or Linker.from_atlas(atlas)
-    covered = _covered(atlas) if terms else None
+    covered = covered_names(atlas) if terms else None
 
     def scan(e) -> Scan:
         named, found = scan_body(e.body, linker)

@@ -20,7 +20,7 @@ TERM_RE = re.compile(r"(?<![\w/.\-])([A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*)(?![\w/\
 MIN_ENTRIES = 3  # used by this many entries before it counts as a glossary hole
 
 
-def _covered(atlas: Atlas) -> set[str]:
+def covered_names(atlas: Atlas) -> set[str]:
     """Lowercased names and every word inside a name: 'SXM' is covered by 'NVIDIA H100 SXM'."""
     out: set[str] = set()
     for e in atlas.entries.values():
@@ -35,7 +35,7 @@ def _plain(text: str) -> str:
 
 
 def used_terms(body: str, covered: set[str]) -> set[str]:
-    """The terms a body uses that no name covers (`covered`: _covered(atlas))."""
+    """The terms a body uses that no name covers (`covered`: covered_names(atlas))."""
     out = set()
     for m in TERM_RE.finditer(_plain(body)):
         word = m.group(1)
@@ -54,7 +54,7 @@ def undefined_terms(atlas: Atlas, min_entries: int = MIN_ENTRIES,
 
     entries = list(atlas.entries.values())
     if used is None:
-        covered = _covered(atlas)
+        covered = covered_names(atlas)
         found = fork_map(lambda e: used_terms(e.body, covered), entries, min_items=2000)  # any core
     else:
         found = [used[e.id] for e in entries]
