@@ -308,7 +308,7 @@ def _verdicts(results: list[dict]) -> list[str]:
     share = big["stages_share"]
     line = f"- Generator stages at most 10% of the build: {share:.1%} at {big['entries']:,} entries, {ok(share <= 0.10)}."
     if len(big.get("share_runs", [])) > 1:
-        line += f" (The median of its builds: {', '.join(f'{x:.1%}' for x in big['share_runs'])}.)"
+        line += f" (The median of {len(big['share_runs'])} builds: {', '.join(f'{x:.1%}' for x in big['share_runs'])}.)"
     if "baseline_s" in big:
         spent = sum(big["stages_s"].values())
         line += (f" The stages take {spent:.1f} s; MkDocs and Material alone take {big['baseline_s']} s to build the same pages"
@@ -342,8 +342,12 @@ def main() -> None:
     if args.page:
         machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
         page = Path(args.page)
-        page.write_text(_PAGE.format(date=date.today().isoformat(), machine=machine, table=table,
-                                     sizes=" ".join(map(str, args.sizes)), repeat=args.repeat), encoding="utf-8")
+        measured, repeat = date.today(), args.repeat
+        if args.from_results:  # an earlier run's: its day and its number of builds, not today's defaults
+            measured = date.fromtimestamp(Path(args.from_results).stat().st_mtime)
+            repeat = max(len(r.get("build_runs_s", [])) or 1 for r in results)
+        page.write_text(_PAGE.format(date=measured.isoformat(), machine=machine, table=table,
+                                     sizes=" ".join(map(str, args.sizes)), repeat=repeat), encoding="utf-8")
 
 
 _PAGE = """---
