@@ -193,7 +193,7 @@ def measure(n: int, workdir: Path, baseline: bool = True, repeat: int = 1) -> di
               "largest_entry_page_kb": round(largest.stat().st_size / 1e3, 1), "median_entry_page_kb":
               round(sorted(p.stat().st_size for p in entry_pages)[len(entry_pages) // 2] / 1e3, 1),
               "search_index_mb": round(index.stat().st_size / 1e6, 2), "stages_s": stages,
-              "link_cpu_s": round(timed["link_cpu"], 2), "workers": timed["workers"], "stages_build_s": round(typical["wall"], 2)}
+              "link_cpu_s": round(timed["link_cpu"], 2), "workers": timed["workers"]}
     result["build_runs_s"] = [round(r["wall"], 2) for r in runs]
     result["share_runs"] = [round(r["share"], 3) for r in runs]
     result["stages_share"] = round(typical["share"], 3)

@@ -106,8 +106,7 @@ class Page:
         self.atlas = atlas
         self.src = src
         self.folder = src.rpartition("/")[0]
-        self.sources: list[str] = []  # source ids in the order they are first cited
-        self._numbers: dict[str, int] = {}  # source id -> its number on this page
+        self.sources: dict[str, int] = {}  # source id -> its number: the order they are first cited
 
     def href(self, entry_id: str) -> str:
         return relpath(self.atlas.entries[entry_id].src_path, self.src)
@@ -130,10 +129,7 @@ class Page:
         return relpath(src, self.src)
 
     def _number(self, source_id: str) -> str:
-        n = self._numbers.get(source_id)
-        if n is None:
-            self.sources.append(source_id)
-            n = self._numbers[source_id] = len(self.sources)
+        n = self.sources.setdefault(source_id, len(self.sources) + 1)
         return f"[{n}]{_cite_target(source_id, self.atlas.sources[source_id].title)}"
 
     def cite(self, source_id: str) -> str:
@@ -201,7 +197,8 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
             at = text.index(_BODY_SLOT)
             text, body_span = text[:at] + body + text[at + 1:], (at, at + len(body))
     # Sources last, after every citation above has been numbered; uncited ones follow.
-    page.sources += [s for s in e.sources if s not in page.sources]
+    for s in e.sources:
+        page.sources.setdefault(s, len(page.sources) + 1)
     text += sources_md(page, [atlas.sources[s] for s in page.sources])
     linked = {}
     if linker is not None and NO_LINKS_BELOW in text:
