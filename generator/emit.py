@@ -515,7 +515,7 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
             partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas))]
     jobs += [one(f"{KIND_URLS[kind]}/index.md", partial(_index_page, atlas, kind)) for kind in KIND_TITLES if kind != "term"]
     jobs += [one(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
-    for made in fork_map(lambda job: job(), jobs):
+    for made in fork_map(lambda job: job(), jobs, here=True):
         files.update(made)
     return dict(sorted(files.items()))
 

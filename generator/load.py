@@ -265,7 +265,7 @@ def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
             findings.append(Finding(rel, 1, 1, f"unexpected file '{file.name}'; entries are '<id>.yaml' files"))
             continue
         yaml_files.append((file, kind))
-    for doc, problems in fork_map(lambda fk: read_file(fk[0], root, fk[1]), yaml_files):  # any core, same order
+    for doc, problems in fork_map(lambda fk: read_file(fk[0], root, fk[1]), yaml_files, here=True):  # any core, same order
         findings += problems
         if doc is not None:
             docs.append(doc)

@@ -65,7 +65,7 @@ def scan_bodies(atlas: Atlas, linker=None, terms: bool = False) -> dict[str, Sca
         return Scan(sorted(named), found, used_terms(e.body, covered) if covered is not None else None)
 
     entries = list(atlas.entries.values())
-    return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=2000))}
+    return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=2000, here=True))}
 
 
 def _allowed(root: Path) -> dict:

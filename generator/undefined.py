@@ -55,7 +55,7 @@ def undefined_terms(atlas: Atlas, min_entries: int = MIN_ENTRIES,
     entries = list(atlas.entries.values())
     if used is None:
         covered = covered_names(atlas)
-        found = fork_map(lambda e: used_terms(e.body, covered), entries, min_items=2000)  # any core
+        found = fork_map(lambda e: used_terms(e.body, covered), entries, min_items=2000, here=True)  # any core
     else:
         found = [used[e.id] for e in entries]
     users: dict[str, set[str]] = defaultdict(set)

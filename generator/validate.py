@@ -530,7 +530,7 @@ def validate(docs: list[Document]) -> list[Finding]:
             found += check_entry(doc, index)
         return found
 
-    for found in fork_map(check, docs):  # each document on its own: any core, one process each for both checks
+    for found in fork_map(check, docs, here=True):  # each document on its own: any core, one process each for both checks
         out += found
     out += check_aliases(index)
     for doc in docs:

@@ -20,25 +20,51 @@ def test_results_come_back_in_order_and_equal_to_the_loop():
     assert fork_map(lambda x: x.upper(), ITEMS, workers=2) == [x.upper() for x in ITEMS]
 
 
-def test_an_error_in_a_worker_is_raised_in_the_build():
+def test_with_here_the_caller_takes_its_share_and_the_order_holds():
+    parent = os.getpid()
+    pids = fork_map(lambda x: (time.sleep(0.002), os.getpid())[1], ITEMS, workers=2, here=True)
+    assert parent in pids and len(set(pids)) == 2  # this process and one forked worker
+    assert pids.count(parent) > len(ITEMS) // 4  # the work is shared, not left to one of them
+    sizes = [{"k": "v" * (i % 7) * 1000} for i in range(len(ITEMS))]  # results of mixed, large sizes
+    assert fork_map(lambda x: sizes[ITEMS.index(x)], ITEMS, workers=3, here=True) == sizes
+
+
+@pytest.mark.parametrize("here", [False, True])
+def test_an_error_in_a_worker_is_raised_in_the_build(here):
+    parent = os.getpid()
+
     def fail(x):
         if x == "entry-123":
             raise ValueError(f"bad {x}")
         return x
 
-    with pytest.raises(ValueError, match="bad entry-123"):
-        fork_map(fail, ITEMS, workers=2)
+    def fail_in_a_forked_worker(x):
+        if os.getpid() != parent:
+            raise ValueError(f"bad {x} in a worker")
+        time.sleep(0.005)  # 1.5 s for all the items
+        return x
+
+    with pytest.raises(ValueError, match="^bad entry-123$"):
+        fork_map(fail, ITEMS, workers=2, here=here)
+    t = time.perf_counter()
+    with pytest.raises(ValueError, match="^bad entry-[0-9]+ in a worker$"):
+        fork_map(fail_in_a_forked_worker, ITEMS, workers=2, here=here)
+    assert time.perf_counter() - t < 0.75  # the other processes stopped taking work
 
 
-def test_a_killed_worker_fails_the_build_instead_of_hanging_it():
+@pytest.mark.parametrize("here", [False, True])
+def test_a_killed_worker_fails_the_build_instead_of_hanging_it(here):
+    parent = os.getpid()
+
     def die(x):
-        if x == "entry-200":
+        if os.getpid() != parent:
             os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer would
+        time.sleep(0.001)
         return x
 
     t = time.perf_counter()
-    with pytest.raises(BrokenProcessPool):
-        fork_map(die, ITEMS, workers=2)
+    with pytest.raises(BrokenProcessPool, match="killed"):
+        fork_map(die, ITEMS, workers=2, here=here)
     assert time.perf_counter() - t < 30
 
 
@@ -46,3 +72,6 @@ def test_one_worker_or_few_items_run_in_this_process():
     parent = os.getpid()
     assert set(fork_map(lambda x: os.getpid(), ITEMS, workers=1)) == {parent}
     assert set(fork_map(lambda x: os.getpid(), ITEMS[:10], workers=2)) == {parent}
+    # A map inside a map runs in whichever process runs the outer call.
+    nested = fork_map(lambda x: (os.getpid(), set(fork_map(lambda y: os.getpid(), ITEMS, workers=2))), ITEMS, workers=2, here=True)
+    assert all(inner == {outer} for outer, inner in nested) and len({outer for outer, _ in nested}) == 2
