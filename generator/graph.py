@@ -251,9 +251,14 @@ def importance(g: nx.MultiDiGraph) -> dict[str, float]:
     if n == 0:
         return {}
     at = {node: i for i, node in enumerate(nodes)}
-    pairs = {(min(a, b), max(a, b)) for u, nbrs in g.adjacency() for v in nbrs for a, b in [(at[u], at[v])]}
-    rows = np.fromiter((a for a, _ in pairs), dtype=np.int64, count=len(pairs))
-    cols = np.fromiter((b for _, b in pairs), dtype=np.int64, count=len(pairs))
+    # Every linked pair once, whichever way and however many times it is linked: each
+    # edge's two ends as one number (lower * n + higher), deduplicated by numpy.
+    succ = g._succ
+    heads = np.fromiter((at[u] for u in succ), dtype=np.int64, count=len(succ))
+    ends = np.fromiter((at[v] for nbrs in succ.values() for v in nbrs), dtype=np.int64)
+    starts = np.repeat(heads, np.fromiter(map(len, succ.values()), dtype=np.int64, count=len(succ)))
+    pairs = np.unique(np.minimum(starts, ends) * n + np.maximum(starts, ends))
+    rows, cols = pairs // n, pairs % n
     loops = rows == cols  # a self-loop counts once, as in networkx's adjacency matrix
     src = np.concatenate([rows, cols[~loops]])  # every undirected edge both ways
     dst = np.concatenate([cols, rows[~loops]])
@@ -322,9 +327,10 @@ def orphans(g: nx.MultiDiGraph) -> list[str]:
 def mention_only(g: nx.MultiDiGraph) -> list[str]:
     """Entries that other entries only mention in prose: no typed relation reaches them."""
     rels: dict[str, set[str]] = {n: set() for n in g}
-    for u, v, k in g.edges(keys=True):
-        rels[u].add(k)
-        rels[v].add(k)
+    for u, nbrs in g._succ.items():  # the graph's storage, as the views would read it
+        for v, keys in nbrs.items():
+            rels[u].update(keys)
+            rels[v].update(keys)
     return sorted(n for n, r in rels.items() if r == {"mentions"})
 
 

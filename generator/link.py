@@ -58,6 +58,9 @@ class Match:
     target: Target
 
 
+_PREFERENCE = {0: 0, 2: 1, 1: 2}
+"""Which reading of a word a trie node tries first: by how many plural letters it cuts."""
+
 _END = ""  # the key under which a trie node keeps the names that end there (no word is empty)
 
 
@@ -79,16 +82,20 @@ class Linker:
         # ending there may match: the name itself, then (for a last word of three letters or
         # more) the plurals, -es before -s ('caches' tries 'cach' + es before 'cache' + s).
         self.trie: dict = {}
-        for cut in (0, 2, 1):  # in this order, so every node's list is in order of preference
-            sfx = ("", "s", "es")[cut]
-            for key, named in index.items():
-                if cut and len(key[-1]) < 3:
-                    continue
-                node = self.trie
-                for w in key[:-1]:
-                    node = node.setdefault(w, {})
-                node = node.setdefault(key[-1] + sfx, {})
-                node.setdefault(_END, []).append((named, cut))
+        ends: list[list] = []  # every node's _END list, put in order of preference below
+        for key, named in index.items():
+            node = self.trie
+            for w in key[:-1]:
+                node = node.setdefault(w, {})
+            last = key[-1]
+            for cut in (0, 2, 1) if len(last) >= 3 else (0,):
+                end = node.setdefault(last + ("", "s", "es")[cut], {})
+                if _END not in end:
+                    ends.append(end.setdefault(_END, []))
+                end[_END].append((named, cut))
+        for end in ends:  # names as written first, then -es plurals, then -s; else in index order
+            if len(end) > 1:
+                end.sort(key=lambda ending: _PREFERENCE[ending[1]])
 
     @classmethod
     def from_atlas(cls, atlas) -> "Linker":

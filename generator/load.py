@@ -10,6 +10,7 @@ not UTF-8, and symlinks that lead outside the repository.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -78,7 +79,11 @@ class Document:
 
     @property
     def id(self) -> str:
-        return Path(self.path).stem
+        """The file name without its extension, as Path(path).stem (without building a
+        Path: the checks ask for it tens of thousands of times)."""
+        name = self.path.rpartition("/")[2]
+        dot = name.rfind(".")
+        return name[:dot] if 0 < dot < len(name) - 1 else name
 
     def loc(self, *path: Any, key: bool = False) -> Loc:
         """Location of the node at `path`, or of its nearest existing parent."""
@@ -212,9 +217,11 @@ def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | 
     return doc, []
 
 
-def read_file(file: Path, root: Path, kind: str) -> tuple[Document | None, list[Finding]]:
-    """Read and parse one file with the size, symlink and encoding guards."""
-    rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file)
+def read_file(file: Path, root: Path, kind: str, rel: str | None = None) -> tuple[Document | None, list[Finding]]:
+    """Read and parse one file with the size, symlink and encoding guards. `rel`: its
+    path relative to `root`, if the caller knows it."""
+    if rel is None:
+        rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file)
     if file.is_symlink():
         target = file.resolve()
         if not target.is_relative_to(root.resolve()):
@@ -228,25 +235,31 @@ def read_file(file: Path, root: Path, kind: str) -> tuple[Document | None, list[
     return parse(file.read_bytes(), rel, kind)
 
 
-def entry_files(root: Path) -> list[tuple[Path, str]]:
-    """Every file the knowledge base consists of, with its kind, in a stable order."""
-    glossary = root / "glossary"
-    files: list[tuple[Path, str]] = []
+def entry_files(root: Path) -> list[tuple[Path, str, str]]:
+    """Every file the knowledge base consists of, with its kind and its path relative to
+    the root (with forward slashes), in a stable order."""
+    files: list[tuple[Path, str, str]] = []
     for kind, folder in KIND_DIRS.items():
-        d = glossary / folder
-        if d.is_dir():
-            files += [(p, kind) for p in sorted(d.iterdir()) if p.is_file() or p.is_symlink()]
-    if (glossary / "sources.yaml").exists():
-        files.append((glossary / "sources.yaml", "sources"))
-    if (glossary / "sources").is_dir():
-        files += [(p, "sources") for p in sorted((glossary / "sources").iterdir()) if p.is_file() or p.is_symlink()]
-    if (glossary / "categories.yaml").exists():
-        files.append((glossary / "categories.yaml", "categories"))
-    if (glossary / "comparisons.yaml").exists():
-        files.append((glossary / "comparisons.yaml", "comparisons"))
-    if (root / "graph" / "relations.yaml").exists():
-        files.append((root / "graph" / "relations.yaml", "relations"))
+        files += [(p, kind, rel) for p, rel in _listed(root, f"glossary/{folder}")]
+    if (root / "glossary/sources.yaml").exists():
+        files.append((root / "glossary/sources.yaml", "sources", "glossary/sources.yaml"))
+    files += [(p, "sources", rel) for p, rel in _listed(root, "glossary/sources")]
+    for rel, kind in (("glossary/categories.yaml", "categories"), ("glossary/comparisons.yaml", "comparisons"),
+                      ("graph/relations.yaml", "relations")):
+        if (root / rel).exists():
+            files.append((root / rel, kind, rel))
     return files
+
+
+def _listed(root: Path, folder: str) -> list[tuple[Path, str]]:
+    """The files (and symlinks) in a folder under root, by name, each with its path
+    relative to root; none if it is not a folder."""
+    try:
+        found = [(e.name, e.is_file() or e.is_symlink()) for e in os.scandir(root / folder)]
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    base = root / folder
+    return [(base / name, f"{folder}/{name}") for name, is_file in sorted(found) if is_file]
 
 
 def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
@@ -257,15 +270,14 @@ def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
     docs: list[Document] = []
     findings: list[Finding] = []
     yaml_files = []
-    for file, kind in entry_files(root):
-        rel = file.relative_to(root).as_posix()
+    for file, kind, rel in entry_files(root):
         if file.suffix != ".yaml":
             if file.name.startswith(".") or file.suffix in (".md", ".txt"):
                 continue
             findings.append(Finding(rel, 1, 1, f"unexpected file '{file.name}'; entries are '<id>.yaml' files"))
             continue
-        yaml_files.append((file, kind))
-    for doc, problems in fork_map(lambda fk: read_file(fk[0], root, fk[1]), yaml_files, here=True):  # any core, same order
+        yaml_files.append((file, kind, rel))
+    for doc, problems in fork_map(lambda f: read_file(f[0], root, f[1], f[2]), yaml_files, here=True):  # any core, same order
         findings += problems
         if doc is not None:
             docs.append(doc)

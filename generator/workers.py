@@ -5,12 +5,13 @@ inherit `fn` and `items` (so neither has to be picklable; only the results trave
 and returned in order, so the output is the same as the serial loop's (the build's
 reproducibility test compares a parallel build with a serial one byte for byte).
 
-The items are cut into small chunks that each process claims from a shared counter as it
-becomes free, so every core stays busy to the end of the stage. With `here=True` the
-calling process claims chunks too, in place of one forked worker: what it computes needs
-no pickling and no copying back, which at 10,000 entries saves the generator about a
-second (measured: see docs/benchmark.md). Only for a `fn` that changes nothing the caller
-keeps, since the caller's own calls do not run in a copy.
+The items are cut into small chunks, handed out as processes become free, so every core
+stays busy to the end. With `here=True` the calling process takes chunks too, in place of
+one forked worker: what it computes is never pickled and copied back, which at 10,000
+entries saves the generator stages about a second and a half (measured: see
+docs/benchmark.md). Only for a `fn` that changes nothing the caller keeps, since the
+caller's own calls do not run in a copy. Without it (MkDocs's page steps, whose calls
+change the pages they are given), the caller only collects results.
 
 It runs serially off Linux (Windows has no fork; macOS's system libraries are not
 fork-safe), when there are too few items to pay for the processes, when
@@ -25,6 +26,7 @@ import os
 import pickle
 import sys
 import traceback
+from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -57,8 +59,6 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = Non
         return [fn(x) for x in items]
     size = max(4, len(items) // (n * 32))  # small chunks keep every core busy to the end
     chunks = [range(i, min(i + size, len(items))) for i in range(0, len(items), size)]
-    ctx = multiprocessing.get_context("fork")
-    claims = ctx.Value("q", 0)  # the next chunk to take, shared by all the processes
     _JOB.update(fn=fn, items=items)
     for stream in (sys.stdout, sys.stderr):  # or the workers would print what is buffered again
         stream.flush()
@@ -67,14 +67,40 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = Non
     # by page (copy-on-write) and scanning it again and again. (No collection first: at
     # 10,000 entries it costs more than the little garbage it would free.)
     gc.freeze()
+    try:
+        return _shared(fn, items, chunks, n) if here else _pool(chunks, n)
+    finally:
+        gc.unfreeze()
+        _JOB.clear()
+
+
+def _pool(chunks: list[range], n: int) -> list:
+    """The caller only waits: results come back through concurrent.futures as each chunk
+    is done, and a worker that dies (killed for memory, say) fails the map with
+    BrokenProcessPool instead of hanging it."""
+    with ProcessPoolExecutor(n, mp_context=multiprocessing.get_context("fork")) as pool:
+        out: list = []
+        for part in pool.map(_run, chunks):
+            out += part
+        return out
+
+
+def _run(chunk: range) -> list:
+    fn, items = _JOB["fn"], _JOB["items"]
+    return [fn(items[i]) for i in chunk]
+
+
+def _shared(fn: Callable, items: Sequence, chunks: list[range], n: int) -> list:
+    """The caller and n - 1 forked workers claim chunks from a shared counter."""
+    ctx = multiprocessing.get_context("fork")
+    claims = ctx.Value("q", 0)  # the next chunk to take
     kids: list[_Worker] = []
     try:
-        for _ in range(n - 1 if here else n):
+        for _ in range(n - 1):
             kids.append(_Worker(ctx, fn, items, chunks, claims))
-        results: list[list[R] | None] = [None] * len(chunks)
-        if here:
-            while (k := _claim(claims)) < len(chunks):
-                results[k] = [fn(items[i]) for i in chunks[k]]
+        results: list[list | None] = [None] * len(chunks)
+        while (k := _claim(claims)) < len(chunks):
+            results[k] = [fn(items[i]) for i in chunks[k]]
         for kid in kids:
             for k, part in kid.results():
                 results[k] = part
@@ -82,8 +108,6 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = Non
     finally:
         for kid in kids:
             kid.stop()
-        gc.unfreeze()
-        _JOB.clear()
 
 
 def _claim(claims) -> int:

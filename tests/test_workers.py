@@ -63,7 +63,7 @@ def test_a_killed_worker_fails_the_build_instead_of_hanging_it(here):
         return x
 
     t = time.perf_counter()
-    with pytest.raises(BrokenProcessPool, match="killed"):
+    with pytest.raises(BrokenProcessPool):
         fork_map(die, ITEMS, workers=2, here=here)
     assert time.perf_counter() - t < 30
 
