@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from .findings import AtlasError
 from .load import load_tree
 from .model import Atlas, build_model
 from .validate import validate
+
+if TYPE_CHECKING:
+    from .link import Linker
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -22,17 +25,44 @@ def find_root(start: Path | None = None) -> Path:
 
 def load_atlas(root: Path) -> Atlas:
     """Load and validate everything; raise AtlasError with every problem, or return the model."""
+    return _load(Path(root)).atlas
+
+
+class Loaded(NamedTuple):
+    atlas: Atlas
+    linker: Linker  # the term index: every entry's title and aliases
+    covered: set[str]  # every name and word of a name (undefined.covered_names)
+
+
+def _load(root: Path) -> Loaded:
+    """The load, validate and model stages. The model and the term index are built on
+    this core while the others validate documents (they need one core, and the documents
+    are read-only), and thrown away if validation fails."""
+    from .link import Linker
     from .timing import stage
+    from .undefined import covered_names
+
+    ahead: list[Loaded] = []
+
+    def prepare() -> None:
+        try:
+            atlas = build_model(docs)
+            ahead.append(Loaded(atlas, Linker.from_atlas(atlas), covered_names(atlas)))
+        except Exception:  # noqa: BLE001 - documents that validation is about to refuse
+            pass
 
     with stage("load"):
-        docs, findings = load_tree(Path(root))
+        docs, findings = load_tree(root)
     with stage("validate"):
-        findings += validate(docs)
+        findings += validate(docs, meanwhile=prepare)
         errors = [f for f in findings if f.severity == "error"]
         if errors:
             raise AtlasError(errors)
     with stage("model"):
-        return build_model(docs)
+        if not ahead:  # a model that valid documents cannot make is a bug: raised here
+            atlas = build_model(docs)
+            ahead.append(Loaded(atlas, Linker.from_atlas(atlas), covered_names(atlas)))
+        return ahead[0]
 
 
 def mentions(atlas: Atlas, linker=None) -> dict[str, list[str]]:
@@ -48,16 +78,17 @@ class Scan(NamedTuple):
     terms: set[str] | None  # the terms it uses that no entry names (undefined.used_terms), if asked for
 
 
-def scan_bodies(atlas: Atlas, linker=None, terms: bool = False) -> dict[str, Scan]:
+def scan_bodies(atlas: Atlas, linker=None, terms: bool | set[str] = False, meanwhile=None) -> dict[str, Scan]:
     """Read every entry's body once, on every core: the graph's mentions and the page's
     term links come from the same reading, and (with `terms`) the check stage's
-    undefined terms too."""
+    undefined terms too (`terms` may be the covered names, if known). `meanwhile`: work
+    for this process while the others read (workers.fork_map)."""
     from .link import Linker, scan_body
     from .undefined import covered_names, used_terms
     from .workers import fork_map
 
     linker = linker or Linker.from_atlas(atlas)
-    covered = covered_names(atlas) if terms else None
+    covered = terms if isinstance(terms, set) else covered_names(atlas) if terms else None
 
     def scan(e) -> Scan:
         named, found = scan_body(e.body, linker)
@@ -65,7 +96,7 @@ def scan_bodies(atlas: Atlas, linker=None, terms: bool = False) -> dict[str, Sca
         return Scan(sorted(named), found, used_terms(e.body, covered) if covered is not None else None)
 
     entries = list(atlas.entries.values())
-    return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=2000, here=True))}
+    return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=2000, here=True, meanwhile=meanwhile))}
 
 
 def _allowed(root: Path) -> dict:
@@ -138,15 +169,14 @@ def build(root: Path):
 
 def _build(root: Path):
     from .emit import emit
-    from .graph import build_graph
-    from .link import Linker
+    from .graph import add_mentions, typed_graph
     from .timing import stage
 
-    atlas = load_atlas(root)  # the load, validate and model stages
+    atlas, linker, covered = _load(root)  # the load, validate and model stages
     with stage("graph"):
-        linker = Linker.from_atlas(atlas)
-        scans = scan_bodies(atlas, linker, terms=True)
-        g = build_graph(atlas, {eid: scan.named for eid, scan in scans.items()})
+        typed = []  # the entries and their declared relations: built here while the others read bodies
+        scans = scan_bodies(atlas, linker, terms=covered, meanwhile=lambda: typed.append(typed_graph(atlas)))
+        g = add_mentions(typed[0], {eid: scan.named for eid, scan in scans.items()})
     with stage("check"):
         used = {eid: scan.terms for eid, scan in scans.items()}
         errors = [f for f in author_findings(root, atlas, g, used) if f.severity == "error"]

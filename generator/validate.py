@@ -10,7 +10,7 @@ import json
 import re
 from functools import lru_cache
 from importlib import resources
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
@@ -511,8 +511,9 @@ def check_aliases(index: _Index) -> list[Finding]:
     return out
 
 
-def validate(docs: list[Document]) -> list[Finding]:
-    """All findings for a loaded knowledge base (empty when it is valid)."""
+def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -> list[Finding]:
+    """All findings for a loaded knowledge base (empty when it is valid). `meanwhile`:
+    other work for this process while the others check documents (workers.fork_map)."""
     from .workers import fork_map
 
     out: list[Finding] = []
@@ -530,17 +531,22 @@ def validate(docs: list[Document]) -> list[Finding]:
             found += check_entry(doc, index)
         return found
 
-    for found in fork_map(check, docs, here=True):  # each document on its own: any core, one process each for both checks
+    def across() -> None:
+        """The checks that read every document at once, here while the others check documents one by one."""
+        out.extend(check_aliases(index))
+        for doc in docs:
+            if doc.kind == "comparisons":
+                out.extend(check_comparisons(doc, index))
+        former: dict[str, Document] = {}
+        for doc in index.entries.values():
+            for i, old in enumerate(_list(doc.data, "former_ids")):
+                if old in former:
+                    line, col = doc.loc("former_ids", i)
+                    out.append(Finding(doc.path, line, col, f"former id '{old}' is also claimed by {former[old].path}"))
+                former[old] = doc
+        if meanwhile is not None:
+            meanwhile()
+
+    for found in fork_map(check, docs, here=True, meanwhile=across):  # each document on its own: any core
         out += found
-    out += check_aliases(index)
-    for doc in docs:
-        if doc.kind == "comparisons":
-            out += check_comparisons(doc, index)
-    former: dict[str, Document] = {}
-    for doc in index.entries.values():
-        for i, old in enumerate(_list(doc.data, "former_ids")):
-            if old in former:
-                line, col = doc.loc("former_ids", i)
-                out.append(Finding(doc.path, line, col, f"former id '{old}' is also claimed by {former[old].path}"))
-            former[old] = doc
     return sorted(set(out))

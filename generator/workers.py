@@ -51,11 +51,19 @@ def count(option: int = 0) -> int:
 
 
 def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = None,
-             min_items: int = MIN_ITEMS, here: bool = False) -> list[R]:
+             min_items: int = MIN_ITEMS, here: bool = False, meanwhile: Callable[[], Any] | None = None) -> list[R]:
     """[fn(x) for x in items], on `workers` processes when it is worth it; with `here`,
-    this process is one of them (see the module's docstring)."""
+    this process is one of them (see the module's docstring).
+
+    `meanwhile`: other work for this process, which (with `here`) it does once the workers
+    have started on the items and before it takes any itself, so that work needing one
+    core does not leave the others idle. What it computes stays in this process (the
+    workers are forked before it runs); if it raises, the map stops and the error is
+    raised here. Serially, it runs first."""
     n = count() if workers is None else workers
     if n < 2 or len(items) < min_items or _JOB:
+        if meanwhile is not None:
+            meanwhile()
         return [fn(x) for x in items]
     size = max(4, len(items) // (n * 32))  # small chunks keep every core busy to the end
     chunks = [range(i, min(i + size, len(items))) for i in range(0, len(items), size)]
@@ -68,7 +76,11 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T], workers: int | None = Non
     # 10,000 entries it costs more than the little garbage it would free.)
     gc.freeze()
     try:
-        return _shared(fn, items, chunks, n) if here else _pool(chunks, n)
+        if here:
+            return _shared(fn, items, chunks, n, meanwhile)
+        if meanwhile is not None:
+            meanwhile()
+        return _pool(chunks, n)
     finally:
         gc.unfreeze()
         _JOB.clear()
@@ -90,7 +102,7 @@ def _run(chunk: range) -> list:
     return [fn(items[i]) for i in chunk]
 
 
-def _shared(fn: Callable, items: Sequence, chunks: list[range], n: int) -> list:
+def _shared(fn: Callable, items: Sequence, chunks: list[range], n: int, meanwhile: Callable[[], Any] | None) -> list:
     """The caller and n - 1 forked workers claim chunks from a shared counter."""
     ctx = multiprocessing.get_context("fork")
     claims = ctx.Value("q", 0)  # the next chunk to take
@@ -98,6 +110,8 @@ def _shared(fn: Callable, items: Sequence, chunks: list[range], n: int) -> list:
     try:
         for _ in range(n - 1):
             kids.append(_Worker(ctx, fn, items, chunks, claims))
+        if meanwhile is not None:
+            meanwhile()
         results: list[list | None] = [None] * len(chunks)
         while (k := _claim(claims)) < len(chunks):
             results[k] = [fn(items[i]) for i in chunks[k]]

@@ -7,7 +7,7 @@ import networkx as nx
 import pytest
 
 from conftest import REPO
-from generator.graph import build_graph, from_json, related, to_graphml, to_json
+from generator.graph import build_graph, from_json, related, to_graphml, to_json, typed_graph
 from generator.pipeline import load_atlas, mentions
 
 
@@ -77,6 +77,23 @@ def test_graphml_keeps_markup_and_odd_characters_as_text(tmp_path):
     assert back.nodes["a&b"]["title"] == '<script>alert("x")</script> & \'q\''
     assert back.nodes["a&b"]["short"] == "ctrlchar"  # not allowed in XML 1.0: dropped, not a broken file
     assert list(back.edges(keys=True, data=True)) == [("a&b", "b", "uses", {"relation": "uses", "origin": "declared"})]
+
+
+def test_mentions_are_the_edges_networkx_add_edge_makes(atlas, graph):
+    """add_mentions writes its edges into the graph's storage directly; the graph is the
+    one networkx's own add_edge builds, in every view and in the order edges are read."""
+    ref = typed_graph(atlas)
+    named = mentions(atlas)
+    for source in sorted(named):
+        for target in sorted(set(named[source])):
+            if target != source and target in ref and not ref.has_edge(source, target):
+                ref.add_edge(source, target, key="mentions", relation="mentions", origin="prose")
+    assert sum(1 for *_, k in graph.edges(keys=True) if k == "mentions") > 100
+    assert list(graph.edges(keys=True, data=True)) == list(ref.edges(keys=True, data=True))
+    assert list(graph.in_edges(keys=True, data=True)) == list(ref.in_edges(keys=True, data=True))
+    assert dict(graph.degree()) == dict(ref.degree()) and to_json(graph) == to_json(ref)
+    for u, v, k in graph.edges(keys=True):  # one data dict per edge, shared by both directions
+        assert graph._succ[u][v][k] is graph._pred[v][u][k]
 
 
 def test_exports_are_byte_identical_across_builds(atlas):

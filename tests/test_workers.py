@@ -75,3 +75,28 @@ def test_one_worker_or_few_items_run_in_this_process():
     # A map inside a map runs in whichever process runs the outer call.
     nested = fork_map(lambda x: (os.getpid(), set(fork_map(lambda y: os.getpid(), ITEMS, workers=2))), ITEMS, workers=2, here=True)
     assert all(inner == {outer} for outer, inner in nested) and len({outer for outer, _ in nested}) == 2
+
+
+def test_meanwhile_runs_here_while_the_workers_start_and_its_error_stops_the_map():
+    parent, seen = os.getpid(), []
+
+    def meanwhile():
+        seen.append((os.getpid(), time.perf_counter()))
+        time.sleep(0.3)  # long enough for the worker to take many chunks first
+
+    pids = fork_map(lambda x: (time.sleep(0.002), os.getpid(), len(seen))[1:], ITEMS, workers=2, here=True, meanwhile=meanwhile)
+    assert len(seen) == 1 and seen[0][0] == parent  # in this process, once
+    assert {n for pid, n in pids if pid != parent} == {0}  # the worker was forked before it ran
+    # ... and worked while it ran: it took well over half the items (about 150 in 0.3 s,
+    # then half the rest), not the half it takes when both start together.
+    assert sum(pid != parent for pid, _ in pids) > len(ITEMS) * 0.6
+
+    def fails():
+        raise KeyError("meanwhile failed")
+
+    t = time.perf_counter()
+    with pytest.raises(KeyError, match="meanwhile failed"):
+        fork_map(lambda x: time.sleep(0.01), ITEMS, workers=2, here=True, meanwhile=fails)
+    assert time.perf_counter() - t < 1  # the worker was stopped, not waited for (3 s of work)
+    assert fork_map(str.upper, ITEMS, workers=1, meanwhile=lambda: seen.append("serial")) == [x.upper() for x in ITEMS]
+    assert seen[-1] == "serial"
