@@ -161,9 +161,9 @@ def author_findings(root: Path, atlas: Atlas, g, used: dict[str, set[str]] | Non
 def build(root: Path):
     """The model, every generated file, and the term linker that pages are linked with:
     load, validate, model, graph, check, emit. Returns (atlas, files, linker)."""
-    from .timing import fewer_collections
+    from .timing import no_collections
 
-    with fewer_collections():
+    with no_collections():
         return _build(Path(root))
 
 

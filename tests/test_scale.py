@@ -63,3 +63,30 @@ def test_a_large_glossary_is_split_into_alphabetical_parts_of_bounded_size(two_s
     titles = [t for t in re.findall(r'data-names="([^"|]*)', "".join(large[p] for p in parts))]
     assert titles == sorted(titles, key=str.casefold)  # consecutive alphabetical parts
     assert max(len(large[p]) for p in parts) < 1.5 * len(small["glossary/index.md"]) * 500 / 300
+
+
+def test_the_generator_leaves_no_pages_in_garbage_cycles(tmp_path):
+    """The generator runs with the cycle collector off (timing.no_collections): anything
+    it ties into a cycle stays in memory until it returns. What it leaves is the concept
+    graph (networkx's cached views make it a cycle once the build drops it) and a few
+    small objects per entry; no page, body or other long text, which would make memory
+    grow with the corpus while the build runs."""
+    import gc
+
+    make_corpus(tmp_path / "kb", 300)
+    gc.collect()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        files = build_site_files(tmp_path / "kb")
+        assert not gc.isenabled()  # the build put the collector back as it found it
+        gc.collect()
+        garbage = list(gc.garbage)
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    entries = sum(1 for p in (tmp_path / "kb" / "glossary").rglob("*.yaml"))
+    assert 0 < len(garbage) < 40 * entries, len(garbage)
+    long_texts = [r[:80] for o in garbage for r in gc.get_referents(o) if isinstance(r, str) and len(r) > 2000]
+    assert not long_texts and len(files) > entries
