@@ -18,7 +18,8 @@ import jinja2
 import networkx as nx
 
 from . import KIND_URLS
-from .graph import backlinks, importance, local_graph, mention_only, orphans, related, to_graphml, to_json, view_json
+from .graph import (backlinks, degrees, importance, local_graph, mention_only, orphans, related, to_graphml, to_json,
+                    view_json)
 from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
 from .model import Atlas, Entry, Source
 from .text import esc, relpath, render_markdown, split_code, strip_markup
@@ -490,7 +491,8 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
     top = max(rank.values(), default=1) or 1
     fit = _FitPairs.of(atlas)  # the same columns and rows on every fit table of the build
     # Once, not per neighbour of every local graph: best connected first, then by title.
-    order = {n: (-d, g.nodes[n]["title"].casefold()) for n, d in g.degree()}
+    nodes = g._node
+    order = {n: (-d, nodes[n]["title"].casefold()) for n, d in degrees(g).items()}
 
     def entry_page(e: Entry) -> str:
         # Where several entries match a search equally well, the more central one (by

@@ -255,6 +255,14 @@ def _folded_title(g: nx.MultiDiGraph, n: str) -> str:
     return g.nodes[n]["title"].casefold()
 
 
+def degrees(g: nx.MultiDiGraph) -> dict[str, int]:
+    """Every node's degree, as g.degree() counts it (each edge, in and out; a self-loop
+    twice), summed from the graph's storage: the view's per-node calls cost several
+    times as much at 10,000 entries."""
+    succ, pred = g._succ, g._pred
+    return {n: sum(map(len, succ[n].values())) + sum(map(len, pred[n].values())) for n in succ}
+
+
 def importance(g: nx.MultiDiGraph) -> dict[str, float]:
     """PageRank over the typed edges and mentions, rounded so output is byte-stable.
 
@@ -342,7 +350,8 @@ def layout(g: nx.MultiDiGraph, rank: dict[str, float] | None = None) -> dict[str
 
 def orphans(g: nx.MultiDiGraph) -> list[str]:
     """Entries with no edge at all."""
-    return sorted(n for n in g.nodes if g.degree(n) == 0)
+    succ, pred = g._succ, g._pred  # the graph's storage: no edge out, no edge in
+    return sorted(n for n in succ if not succ[n] and not pred[n])
 
 
 def mention_only(g: nx.MultiDiGraph) -> list[str]:

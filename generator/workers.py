@@ -103,21 +103,24 @@ def _run(chunk: range) -> list:
 
 
 def _shared(fn: Callable, items: Sequence, chunks: list[range], n: int, meanwhile: Callable[[], Any] | None) -> list:
-    """The caller and n - 1 forked workers claim chunks from a shared counter."""
+    """The caller and n - 1 forked workers claim chunks from a shared counter. Between
+    its own chunks the caller takes in what the workers have finished so far, so that
+    little is left to read once the last chunk is done."""
     ctx = multiprocessing.get_context("fork")
     claims = ctx.Value("q", 0)  # the next chunk to take
     kids: list[_Worker] = []
+    results: list[list | None] = [None] * len(chunks)
     try:
         for _ in range(n - 1):
-            kids.append(_Worker(ctx, fn, items, chunks, claims))
+            kids.append(_Worker(ctx, fn, items, chunks, claims, results))
         if meanwhile is not None:
             meanwhile()
-        results: list[list | None] = [None] * len(chunks)
         while (k := _claim(claims)) < len(chunks):
             results[k] = [fn(items[i]) for i in chunks[k]]
+            for kid in kids:
+                kid.take()
         for kid in kids:
-            for k, part in kid.results():
-                results[k] = part
+            kid.finish()
         return [r for part in results for r in part]  # type: ignore[union-attr]
     finally:
         for kid in kids:
@@ -131,46 +134,58 @@ def _claim(claims) -> int:
     return k
 
 
-class _Worker:
-    """One forked process claiming chunks. It writes each chunk's results, as it finishes
-    it, to a file in memory that this process reads once the worker has exited: a pipe
-    would hold the worker up whenever this process is busy with its own share."""
+_SIZE = 8  # bytes of the length that precedes each record a worker writes
 
-    def __init__(self, ctx, fn, items, chunks, claims) -> None:
-        self.out = open(os.memfd_create("atlas-worker"), "w+b")  # Linux, as fork is
-        self.proc = ctx.Process(target=_work, args=(fn, items, chunks, claims, self.out), daemon=True)
+
+class _Worker:
+    """One forked process claiming chunks. It appends each chunk's results, as it
+    finishes it, to a file in memory (its length, then the pickle); this process reads
+    the complete ones whenever it looks. A pipe would hold the worker up whenever this
+    process is busy with its own share."""
+
+    def __init__(self, ctx, fn, items, chunks, claims, results: list) -> None:
+        self.fd = os.memfd_create("atlas-worker")  # Linux, as fork is
+        self.results, self.read, self.done = results, 0, False
+        self.proc = ctx.Process(target=_work, args=(fn, items, chunks, claims, self.fd), daemon=True)
         self.proc.start()
 
-    def results(self) -> list[tuple[int, list]]:
+    def take(self) -> None:
+        """Put in place every complete record the worker has written since the last look."""
+        size = os.fstat(self.fd).st_size
+        while not self.done and self.read + _SIZE <= size:
+            length = int.from_bytes(os.pread(self.fd, _SIZE, self.read), "little")
+            if self.read + _SIZE + length > size:
+                return  # still being written
+            record = pickle.loads(os.pread(self.fd, length, self.read + _SIZE))
+            self.read += _SIZE + length
+            if isinstance(record, BaseException):
+                raise record
+            if record == "done":
+                self.done = True
+            else:
+                k, part = record
+                self.results[k] = part
+
+    def finish(self) -> None:
         self.proc.join()
-        self.out.seek(0)
-        found = []
-        try:
-            while True:
-                record = pickle.load(self.out)
-                if record == "done":
-                    return found
-                if isinstance(record, BaseException):
-                    raise record
-                found.append(record)
-        except EOFError:
-            pass
-        raise BrokenProcessPool(f"a build worker (pid {self.proc.pid}, exit code {self.proc.exitcode}) ended without "
-                                f"sending its results; was it killed, perhaps for memory?")
+        self.take()
+        if not self.done:
+            raise BrokenProcessPool(f"a build worker (pid {self.proc.pid}, exit code {self.proc.exitcode}) ended without "
+                                    f"sending its results; was it killed, perhaps for memory?")
 
     def stop(self) -> None:
         if self.proc.is_alive():
             self.proc.kill()
         self.proc.join()
-        self.out.close()
+        os.close(self.fd)
 
 
-def _work(fn, items, chunks, claims, out) -> None:
+def _work(fn, items, chunks, claims, fd: int) -> None:
     """In a worker: claim chunks until none are left, writing (chunk, results) for each."""
     try:
         while (k := _claim(claims)) < len(chunks):
-            pickle.dump((k, [fn(items[i]) for i in chunks[k]]), out, pickle.HIGHEST_PROTOCOL)
-        pickle.dump("done", out)
+            _write(fd, (k, [fn(items[i]) for i in chunks[k]]))
+        _write(fd, "done")
     except BaseException as exc:  # raised in the caller, as the serial loop would raise it
         with claims.get_lock():
             claims.value = len(chunks)  # the others stop claiming: the map has failed
@@ -178,6 +193,12 @@ def _work(fn, items, chunks, claims, out) -> None:
             pickle.loads(pickle.dumps(exc))
         except Exception:
             exc = RuntimeError("".join(traceback.format_exception(exc)))
-        pickle.dump(exc, out, pickle.HIGHEST_PROTOCOL)
-    finally:
-        out.flush()
+        _write(fd, exc)
+
+
+def _write(fd: int, record: Any) -> None:
+    data = pickle.dumps(record, pickle.HIGHEST_PROTOCOL)
+    for part in (len(data).to_bytes(_SIZE, "little"), data):  # the reader waits for the whole record
+        view = memoryview(part)
+        while view:
+            view = view[os.write(fd, view):]

@@ -122,3 +122,13 @@ def test_importance_is_networkx_pagerank_on_the_undirected_graph(graph):
     ref.add_node("lonely")
     want = nx.pagerank(ref, alpha=0.85, tol=1e-9, max_iter=1000)
     assert all(abs(importance(small)[k] - want[k]) < 1e-6 for k in want)
+
+
+def test_degrees_and_orphans_read_from_storage_agree_with_networkx(graph):
+    from generator.graph import degrees, orphans
+
+    g = graph.copy()
+    g.add_node("lonely-test-node", title="Lonely", kind="term", category="x", url="/x/", short="x")
+    g.add_edge("vllm", "vllm", key="mentions", relation="mentions", origin="prose")  # a self-loop counts twice
+    assert degrees(g) == dict(g.degree()) and degrees(g)["lonely-test-node"] == 0
+    assert orphans(g) == sorted(n for n in g.nodes if g.degree(n) == 0) and "lonely-test-node" in orphans(g)
