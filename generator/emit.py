@@ -16,6 +16,7 @@ from typing import Any
 
 import jinja2
 import networkx as nx
+import orjson
 
 from . import KIND_URLS
 from .graph import (backlinks, degrees, importance, local_graph, mention_only, orphans, related, to_graphml, to_json,
@@ -65,8 +66,10 @@ def front_matter(**fields: Any) -> str:
     for key in ("title", "description"):
         if key in fields:
             fields[key] = esc(fields[key])
-    # JSON is a subset of the YAML that MkDocs reads, and ten times faster to write.
-    return "---\n" + json.dumps(fields, sort_keys=True, ensure_ascii=False) + "\n---\n"
+    # JSON is a subset of the YAML that MkDocs reads, and much faster to write (orjson:
+    # compact, characters as themselves; a quarter of a second of emit at 10,000 entries
+    # with the json module).
+    return "---\n" + orjson.dumps(fields, option=orjson.OPT_SORT_KEYS).decode() + "\n---\n"
 
 
 def fmt_value(value: Any, unit: str = "") -> str:

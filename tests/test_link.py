@@ -298,4 +298,4 @@ def test_pages_are_the_same_whether_bodies_are_read_once_or_twice():
     twice = emit(atlas, g, linker)
     assert once.keys() == twice.keys()
     assert [p for p in once if once[p] != twice[p]] == []
-    assert sum('"atlas_linked": true' in t for t in once.values()) > 200
+    assert sum('"atlas_linked":true' in t for t in once.values()) > 200
