@@ -96,7 +96,7 @@ def scan_bodies(atlas: Atlas, linker=None, terms: bool | set[str] = False, meanw
         return Scan(sorted(named), found, used_terms(e.body, covered) if covered is not None else None)
 
     entries = list(atlas.entries.values())
-    return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=2000, here=True, meanwhile=meanwhile))}
+    return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=500, here=True, meanwhile=meanwhile))}
 
 
 def _allowed(root: Path) -> dict:

