@@ -253,7 +253,7 @@ def report(results: list[dict]) -> str:
              "|---:|---:|---:|---:|---:|"]
     for r in results:
         lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['ms_per_entry']} | {r['peak_mb']} / {r['worker_peak_mb']} | "
-                     f"{r['stages_share']:.0%} |")
+                     f"{r['stages_share']:.1%} |")
     runs = [r for r in results if len(r.get("build_runs_s", [])) > 1]
     if runs:
         lines += ["", "Build times are medians; the single runs: " + "; ".join(
