@@ -16,14 +16,13 @@ from typing import Any
 
 import jinja2
 import networkx as nx
-import orjson
 
 from . import KIND_URLS
 from .graph import (backlinks, degrees, importance, local_graph, mention_only, orphans, related, to_graphml, to_json,
                     view_json)
 from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
 from .model import Atlas, Entry, Source
-from .text import esc, relpath, render_markdown, split_code, strip_markup
+from .text import compact_json, esc, relpath, render_markdown, split_code, strip_markup
 from .workers import fork_map
 
 KIND_TITLES = {"term": "Glossary", "engine": "Engines", "hardware": "Hardware", "model": "Models", "guide": "Decision guides"}
@@ -69,7 +68,7 @@ def front_matter(**fields: Any) -> str:
     # JSON is a subset of the YAML that MkDocs reads, and much faster to write (orjson:
     # compact, characters as themselves; a quarter of a second of emit at 10,000 entries
     # with the json module).
-    return "---\n" + orjson.dumps(fields, option=orjson.OPT_SORT_KEYS).decode() + "\n---\n"
+    return "---\n" + compact_json(fields) + "\n---\n"
 
 
 def fmt_value(value: Any, unit: str = "") -> str:

@@ -15,10 +15,9 @@ from functools import lru_cache
 from typing import Iterable, Mapping
 
 import networkx as nx
-import orjson
 
 from .model import Atlas
-from .text import WIKILINK_RE
+from .text import WIKILINK_RE, compact_json
 
 
 # Structured engine fields and the relation each supported cell stands for.
@@ -136,16 +135,11 @@ def to_json(g: nx.MultiDiGraph) -> str:
     fields = []
     for key, value in sorted(data.items()):
         if isinstance(value, list):
-            inner = ",\n".join(["  " + _json(item) for item in value])
+            inner = ",\n".join(["  " + compact_json(item) for item in value])
             fields.append(f' "{key}": [\n{inner}\n ]' if value else f' "{key}": []')
         else:
-            fields.append(f' "{key}": {_json(value)}')
+            fields.append(f' "{key}": {compact_json(value)}')
     return "{\n" + ",\n".join(fields) + "\n}\n"
-
-
-def _json(value: object) -> str:
-    """Compact JSON with sorted keys, characters as themselves (not \\u escapes)."""
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
 
 
 def from_json(text: str) -> nx.MultiDiGraph:
@@ -373,4 +367,4 @@ def view_json(g: nx.MultiDiGraph, rank: dict[str, float] | None = None) -> str:
               "x": pos[n][0], "y": pos[n][1], "r": round(3 + 9 * (rank[n] / top) ** 0.5, 2)}
              for n, d in sorted(g._node.items())]
     edges = [[u, v, k] for u, nbrs in sorted(g._succ.items()) for v, keys in sorted(nbrs.items()) for k in sorted(keys)]
-    return _json({"nodes": nodes, "edges": edges}) + "\n"
+    return compact_json({"nodes": nodes, "edges": edges}) + "\n"

@@ -44,10 +44,13 @@ def _load(root: Path) -> Loaded:
 
     ahead: list[Loaded] = []
 
+    def model() -> None:
+        atlas = build_model(docs)
+        ahead.append(Loaded(atlas, Linker.from_atlas(atlas), covered_names(atlas)))
+
     def prepare() -> None:
         try:
-            atlas = build_model(docs)
-            ahead.append(Loaded(atlas, Linker.from_atlas(atlas), covered_names(atlas)))
+            model()
         except Exception:  # noqa: BLE001 - documents that validation is about to refuse
             pass
 
@@ -60,8 +63,7 @@ def _load(root: Path) -> Loaded:
             raise AtlasError(errors)
     with stage("model"):
         if not ahead:  # a model that valid documents cannot make is a bug: raised here
-            atlas = build_model(docs)
-            ahead.append(Loaded(atlas, Linker.from_atlas(atlas), covered_names(atlas)))
+            model()
         return ahead[0]
 
 
@@ -78,17 +80,16 @@ class Scan(NamedTuple):
     terms: set[str] | None  # the terms it uses that no entry names (undefined.used_terms), if asked for
 
 
-def scan_bodies(atlas: Atlas, linker=None, terms: bool | set[str] = False, meanwhile=None) -> dict[str, Scan]:
+def scan_bodies(atlas: Atlas, linker=None, covered: set[str] | None = None, meanwhile=None) -> dict[str, Scan]:
     """Read every entry's body once, on every core: the graph's mentions and the page's
-    term links come from the same reading, and (with `terms`) the check stage's
-    undefined terms too (`terms` may be the covered names, if known). `meanwhile`: work
-    for this process while the others read (workers.fork_map)."""
+    term links come from the same reading, and (given `covered`, the names
+    undefined.covered_names lists) the check stage's undefined terms too. `meanwhile`:
+    work for this process while the others read (workers.fork_map)."""
     from .link import Linker, scan_body
-    from .undefined import covered_names, used_terms
+    from .undefined import used_terms
     from .workers import fork_map
 
     linker = linker or Linker.from_atlas(atlas)
-    covered = terms if isinstance(terms, set) else covered_names(atlas) if terms else None
 
     def scan(e) -> Scan:
         named, found = scan_body(e.body, linker)
@@ -175,7 +176,7 @@ def _build(root: Path):
     atlas, linker, covered = _load(root)  # the load, validate and model stages
     with stage("graph"):
         typed = []  # the entries and their declared relations: built here while the others read bodies
-        scans = scan_bodies(atlas, linker, terms=covered, meanwhile=lambda: typed.append(typed_graph(atlas)))
+        scans = scan_bodies(atlas, linker, covered, meanwhile=lambda: typed.append(typed_graph(atlas)))
         g = add_mentions(typed[0], {eid: scan.named for eid, scan in scans.items()})
     with stage("check"):
         used = {eid: scan.terms for eid, scan in scans.items()}
