@@ -189,6 +189,42 @@ def test_compiled_schema_check_rejects_whatever_jsonschema_rejects():
     assert checked > 1000 and rejected > checked // 3, (checked, rejected)
 
 
+def test_compiled_check_reads_refs_as_jsonschema_does():
+    """Keywords beside a $ref (applied in draft 2020-12, ignored in draft 7), a $ref to
+    another file and a schema that refers to itself: the compiled check gives jsonschema's
+    verdict on each. (The real schemas have none of the first kind yet.)"""
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    from generator.validate import compile_schema
+
+    draft = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
+    schemas = {
+        "common.json": {**draft, "$defs": {"id": {"type": "string", "pattern": "^[a-z]+$"}}},
+        "main.json": {**draft, "$defs": {"tree": {"type": "object", "additionalProperties": False,
+                                         "properties": {"name": {"$ref": "common.json#/$defs/id"},
+                                                        "kids": {"type": "array", "items": {"$ref": "#/$defs/tree"}}}}},
+                      "type": "object",
+                      "properties": {"short": {"$ref": "common.json#/$defs/id", "maxLength": 3}, "tree": {"$ref": "#/$defs/tree"}}},
+    }
+    fast = compile_schema("main.json", schemas)
+    registry = Registry().with_resources((n, Resource.from_contents(s)) for n, s in schemas.items())
+    full = Draft202012Validator(schemas["main.json"], registry=registry)
+    deep = {"name": "a", "kids": [{"name": "b", "kids": [{"name": "c", "kids": [{"name": "D"}]}]}]}
+    cases = [{"short": "abc"}, {"short": "abcd"}, {"short": "AB"}, {"tree": deep},
+             {"tree": {"name": "a", "kids": [{"name": "b"}]}}, {"tree": {"kids": [{"kids": [{"extra": 1}]}]}}]
+    verdicts = []
+    for data in cases:
+        try:
+            fast(data)
+            compiled_says = True
+        except Exception:
+            compiled_says = False
+        assert compiled_says == full.is_valid(data), data
+        verdicts.append(compiled_says)
+    assert verdicts == [True, False, False, False, True, False]
+
+
 def test_a_large_knowledge_base_gets_the_same_precise_errors(tmp_path):
     """Above FAST_SCHEMA_MIN documents the compiled check screens them first; a broken
     entry still gets jsonschema's file:line explanation, the same as in a small one."""
