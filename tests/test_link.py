@@ -107,19 +107,20 @@ def test_term_link_hrefs_match_the_standard_library():
     import posixpath
     import random
 
-    from generator.link import relative_url
+    from generator.link import relative_from, relative_url
 
     rng = random.Random(11)
     parts = ["glossary", "glossaryx", "engines", "compare", "az", "2"]
     urls = {"", "glossary/", "glossary/kv-cache/", "engines/compare/", "404.html", "learn/flow/"}
     while len(urls) < 50:
-        urls.add("/".join(rng.choice(parts) for _ in range(rng.randrange(1, 4))) + rng.choice(["/", "/page.html"]))
+        urls.add("/".join(rng.choice(parts) for _ in range(rng.randrange(1, 4))) + rng.choice(["/", "/page.html", ""]))
     for target, page in itertools.product(sorted(urls), sorted(urls)):
         target = "/" + target
         base = "/" + page if page.endswith("/") or not page else posixpath.dirname("/" + page) + "/"
         rel = posixpath.relpath(target, base)
         expected = rel + "/" if target.endswith("/") and not rel.endswith("/") else rel
         assert relative_url(target, page) == expected, (target, page)
+        assert relative_from(page)(target) == expected, (target, page)  # the same, set up once per page
 
 
 def test_skipped_elements_end_at_their_own_closing_tag():
