@@ -81,6 +81,28 @@ def test_bare_entry_links_read_as_part_of_the_sentence():
     assert "on [Kubernetes](" in out and "with [vLLM](" in out and "[Time to first token](" not in out
 
 
+def test_prose_title_counts_match_their_regular_expressions():
+    """Whether a title reads capitalised mid-sentence is decided by two counts, written
+    with str.find for speed; they must be what the regular expressions that define them
+    find, on every body of the knowledge base and on many made-up snippets."""
+    import random
+    import re
+
+    from generator.emit import _lower_uses, _mid_sentence_capitals
+    from generator.pipeline import load_atlas
+
+    texts = [e.body for e in load_atlas(REPO).entries.values()]
+    rng = random.Random(7)
+    bits = ["Word", "word", " ", "  ", "\n", "\t", "\u00a0", "a", "A", "1", ",", ";", ")", "'", "’", ".", "-", "/", "_",
+            "é", "Wordy", "words"]
+    texts += ["".join(rng.choice(bits) for _ in range(rng.randrange(16))) for _ in range(50_000)]
+    words = ["Word"] + [m.group(0) for m in (re.match(r"[A-Z][a-z]+", t) for t in ("Memory", "Kubernetes", "Metal", "Speculative")) if m]
+    for text in texts:
+        for w in words:
+            assert _mid_sentence_capitals(text, w) == len(re.findall(r"[a-z0-9,;)'’]\s+" + w + r"\b", text)), (w, text)
+            assert _lower_uses(text, w.lower()) == len(re.findall(r"(?<![\w/.-])" + w.lower() + r"\b", text)), (w, text)
+
+
 def test_relative_links_between_pages_match_the_standard_library():
     """The generator's fast relative path (no abspath, no getcwd) must give the links
     posixpath.relpath gives, for pages at every depth, siblings and look-alike folders."""
