@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import accumulate
-from typing import Callable, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from . import timing
 from .text import climb
@@ -211,45 +211,10 @@ def relative_url(target: str, page_url: str) -> str:
         base = posixpath.dirname(base) + "/"
     if "." in base or "/." in target or "//" in target:  # anything to normalise: the library does it
         rel = posixpath.relpath(target, base)
-        return rel + "/" if target.endswith("/") and not rel.endswith("/") else rel
-    if len(base) > 1 and not target.startswith(base[:-1]):
-        # A target outside the page's own folder is reached through the folder above it,
-        # the same way from every page in that folder: worked out once per folder (a
-        # tenth of the cost, for the quarter-million term links of 10,000 entry pages).
-        return _through_parent(target, base[:base.rindex("/", 0, len(base) - 1) + 1])
-    return _plain_relative(target, base)
-
-
-def relative_from(page_url: str) -> Callable[[str], str]:
-    """relative_url(target, page_url) for the many targets of one page, with the page's
-    own folder and the folder above it worked out once."""
-    base = "/" + page_url.lstrip("/")
-    if not base.endswith("/"):
-        base = posixpath.dirname(base) + "/"
-    if "." in base or len(base) == 1:
-        return lambda target: relative_url(target, page_url)
-    own, parent = base[:-1], base[:base.rindex("/", 0, len(base) - 1) + 1]
-
-    def href(target: str) -> str:
-        if target.startswith(own) or "/." in target or "//" in target:
-            return relative_url(target, page_url)
-        return _through_parent(target, parent)
-    return href
-
-
-def _plain_relative(target: str, base: str) -> str:
-    """relative_url for plain paths: drop the shared folders, climb out of the rest
-    (posixpath.relpath would call getcwd)."""
-    to, here = [p for p in target.split("/") if p], [p for p in base.split("/") if p]
-    rel = climb(to, here, shared=min(len(to), len(here))) or "."
+    else:  # plain paths: drop the shared folders, climb out of the rest (posixpath would call getcwd)
+        to, here = [p for p in target.split("/") if p], [p for p in base.split("/") if p]
+        rel = climb(to, here, shared=min(len(to), len(here))) or "."
     return rel + "/" if target.endswith("/") and not rel.endswith("/") else rel
-
-
-@lru_cache(maxsize=100_000)
-def _through_parent(target: str, parent: str) -> str:
-    """relative_url from a page folder inside `parent` to a target outside that folder."""
-    rel = _plain_relative(target, parent)
-    return "../" + rel if rel not in (".", "./") else ".." + rel[1:]
 
 
 def link_html(text: str, linker: Linker, page_url: str, skip_id: str | None = None, per_section: bool = False) -> tuple[str, list[str]]:
@@ -387,13 +352,12 @@ def _anchor_attrs(t: Target) -> str:
 def _linked(text: str, matches: list[Match], page_url: str, escape: bool) -> str:
     out: list[str] = []
     pos = 0
-    href = relative_from(page_url)
     for m in matches:
         t = m.target
         before, word = text[pos:m.start], text[m.start:m.end]
         if escape:
             before, word = html.escape(before, quote=False), html.escape(word, quote=False)
-        out += (before, '<a class="atlas-term" href="', href(t.url), '"', _anchor_attrs(t), word, "</a>")
+        out += (before, '<a class="atlas-term" href="', relative_url(t.url, page_url), '"', _anchor_attrs(t), word, "</a>")
         pos = m.end
     rest = text[pos:]
     out.append(html.escape(rest, quote=False) if escape else rest)
@@ -574,13 +538,13 @@ def resolve_marks(text: str, linker: Linker, page_url: str, markdown: bool = Fal
         if MARK_OPEN not in text and MARK_MID not in text and MARK_CLOSE not in text:
             return text
         attrs = _md_anchor_attrs if markdown else _anchor_attrs
-        targets, href = linker.targets, relative_from(page_url)
+        targets = linker.targets
 
         def link(m: re.Match) -> str:
             t = targets.get(m.group(1))
             if t is None:
                 return m.group(2)
-            return f'<a class="atlas-term" href="{href(t.url)}"{attrs(t)}{m.group(2)}</a>'
+            return f'<a class="atlas-term" href="{relative_url(t.url, page_url)}"{attrs(t)}{m.group(2)}</a>'
 
         return _without(_MARK_RE.sub(link, text), MARK_OPEN + MARK_MID + MARK_CLOSE)  # what no well-formed mark held
     finally:
