@@ -217,49 +217,54 @@ def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | 
     return doc, []
 
 
-def read_file(file: Path, root: Path, kind: str, rel: str | None = None) -> tuple[Document | None, list[Finding]]:
+def read_file(file: Path, root: Path, kind: str, rel: str | None = None,
+              symlink: bool | None = None) -> tuple[Document | None, list[Finding]]:
     """Read and parse one file with the size, symlink and encoding guards. `rel`: its
-    path relative to `root`, if the caller knows it."""
+    path relative to `root`, and `symlink`: whether it is one, if the caller knows (the
+    folder listing does: no system call per file to ask again)."""
     if rel is None:
         rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file)
-    if file.is_symlink():
+    if file.is_symlink() if symlink is None else symlink:
         target = file.resolve()
         if not target.is_relative_to(root.resolve()):
             return None, [Finding(rel, 1, 1, f"symlink points outside the repository ({target}); copy the file in instead")]
     try:
-        size = file.stat().st_size
+        with open(file, "rb") as handle:  # read no more than the limit allows, whatever the file's size
+            data = handle.read(MAX_FILE_BYTES + 1)
+            size = os.fstat(handle.fileno()).st_size if len(data) > MAX_FILE_BYTES else len(data)
     except OSError as exc:
         return None, [Finding(rel, 1, 1, f"cannot read file: {exc.strerror}")]
     if size > MAX_FILE_BYTES:
         return None, [Finding(rel, 1, 1, f"file is {size:,} bytes; the limit is {MAX_FILE_BYTES:,} (split it or shorten the body)")]
-    return parse(file.read_bytes(), rel, kind)
+    return parse(data, rel, kind)
 
 
-def entry_files(root: Path) -> list[tuple[Path, str, str]]:
-    """Every file the knowledge base consists of, with its kind and its path relative to
-    the root (with forward slashes), in a stable order."""
-    files: list[tuple[Path, str, str]] = []
+def entry_files(root: Path) -> list[tuple[Path, str, str, bool | None]]:
+    """Every file the knowledge base consists of, with its kind, its path relative to the
+    root (with forward slashes) and whether it is a symlink (None: not looked at), in a
+    stable order."""
+    files: list[tuple[Path, str, str, bool | None]] = []
     for kind, folder in KIND_DIRS.items():
-        files += [(p, kind, rel) for p, rel in _listed(root, f"glossary/{folder}")]
+        files += [(p, kind, rel, link) for p, rel, link in _listed(root, f"glossary/{folder}")]
     if (root / "glossary/sources.yaml").exists():
-        files.append((root / "glossary/sources.yaml", "sources", "glossary/sources.yaml"))
-    files += [(p, "sources", rel) for p, rel in _listed(root, "glossary/sources")]
+        files.append((root / "glossary/sources.yaml", "sources", "glossary/sources.yaml", None))
+    files += [(p, "sources", rel, link) for p, rel, link in _listed(root, "glossary/sources")]
     for rel, kind in (("glossary/categories.yaml", "categories"), ("glossary/comparisons.yaml", "comparisons"),
                       ("graph/relations.yaml", "relations")):
         if (root / rel).exists():
-            files.append((root / rel, kind, rel))
+            files.append((root / rel, kind, rel, None))
     return files
 
 
-def _listed(root: Path, folder: str) -> list[tuple[Path, str]]:
+def _listed(root: Path, folder: str) -> list[tuple[Path, str, bool]]:
     """The files (and symlinks) in a folder under root, by name, each with its path
-    relative to root; none if it is not a folder."""
+    relative to root and whether it is a symlink; none if it is not a folder."""
     try:
-        found = [(e.name, e.is_file() or e.is_symlink()) for e in os.scandir(root / folder)]
+        found = [(e.name, e.is_symlink()) for e in os.scandir(root / folder) if e.is_file() or e.is_symlink()]
     except (FileNotFoundError, NotADirectoryError):
         return []
     base = root / folder
-    return [(base / name, f"{folder}/{name}") for name, is_file in sorted(found) if is_file]
+    return [(base / name, f"{folder}/{name}", link) for name, link in sorted(found)]
 
 
 def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
@@ -270,14 +275,14 @@ def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
     docs: list[Document] = []
     findings: list[Finding] = []
     yaml_files = []
-    for file, kind, rel in entry_files(root):
+    for file, kind, rel, link in entry_files(root):
         if file.suffix != ".yaml":
             if file.name.startswith(".") or file.suffix in (".md", ".txt"):
                 continue
             findings.append(Finding(rel, 1, 1, f"unexpected file '{file.name}'; entries are '<id>.yaml' files"))
             continue
-        yaml_files.append((file, kind, rel))
-    for doc, problems in fork_map(lambda f: read_file(f[0], root, f[1], f[2]), yaml_files, here=True):  # any core, same order
+        yaml_files.append((file, kind, rel, link))
+    for doc, problems in fork_map(lambda f: read_file(f[0], root, f[1], f[2], f[3]), yaml_files, here=True):  # any core, same order
         findings += problems
         if doc is not None:
             docs.append(doc)
