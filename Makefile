@@ -43,4 +43,4 @@ clean:
 	rm -rf site .pytest_cache
 
 bench: $(STAMP)
-	$(BIN)/python -m generator.bench --sizes 100 1000 10000 --repeat 3 --out bench-out --page docs/benchmark.md
+	$(BIN)/python -m generator.bench --sizes 100 1000 10000 --repeat 5 --out bench-out --page docs/benchmark.md
