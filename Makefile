@@ -8,7 +8,7 @@ STAMP   = $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 NODE_STAMP = node_modules/.installed-$(shell cksum package-lock.json | cut -d' ' -f1)
 export NO_MKDOCS_2_WARNING = 1
 
-.PHONY: serve build test check bench browser clean
+.PHONY: serve build test check bench bench-browser browser clean
 
 # Lighthouse (npm, pinned in package-lock.json) for the accessibility and performance budgets.
 $(NODE_STAMP): package-lock.json
@@ -44,3 +44,8 @@ clean:
 
 bench: $(STAMP)
 	$(BIN)/python -m generator.bench --sizes 100 1000 10000 --repeat 5 --out bench-out --page docs/benchmark.md
+
+# What a reader waits for, in Chromium: Lighthouse scores and paint times, graph redraws
+# (median and spread of five runs). Timings live here, never in the pass/fail tests.
+bench-browser: $(STAMP) $(NODE_STAMP) browser
+	$(BIN)/python -m generator.bench_browser --runs 5 --out bench-out --page docs/benchmark-browser.md

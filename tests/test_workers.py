@@ -1,6 +1,7 @@
 """fork_map, which spreads the build over the cores: same answers as the plain loop, and a
 failure in a worker fails the build, fast, instead of hanging or being lost."""
 
+import multiprocessing
 import os
 import signal
 import time
@@ -11,20 +12,33 @@ import pytest
 from generator.workers import fork_map
 
 ITEMS = [f"entry-{i}" for i in range(300)]
+CTX = multiprocessing.get_context("fork")  # made before the fork, shared with the workers
+
+
+def _first_item_waits_for_the_others(barrier):
+    """An fn whose first call in each process waits until every process has made one:
+    whichever way the scheduler hands out chunks, each process takes part (no timing)."""
+    started: set[int] = set()  # each forked process has its own copy
+
+    def fn(x):
+        if os.getpid() not in started:
+            started.add(os.getpid())
+            barrier.wait()
+        return os.getpid()
+    return fn
 
 
 def test_results_come_back_in_order_and_equal_to_the_loop():
     parent = os.getpid()
-    pids = fork_map(lambda x: (time.sleep(0.002), os.getpid())[1], ITEMS, workers=2)  # work enough for both
+    pids = fork_map(_first_item_waits_for_the_others(CTX.Barrier(2, timeout=120)), ITEMS, workers=2)
     assert parent not in pids and len(set(pids)) == 2  # really two other processes
     assert fork_map(lambda x: x.upper(), ITEMS, workers=2) == [x.upper() for x in ITEMS]
 
 
 def test_with_here_the_caller_takes_its_share_and_the_order_holds():
     parent = os.getpid()
-    pids = fork_map(lambda x: (time.sleep(0.002), os.getpid())[1], ITEMS, workers=2, here=True)
-    assert parent in pids and len(set(pids)) == 2  # this process and one forked worker
-    assert pids.count(parent) > len(ITEMS) // 4  # the work is shared, not left to one of them
+    pids = fork_map(_first_item_waits_for_the_others(CTX.Barrier(2, timeout=120)), ITEMS, workers=2, here=True)
+    assert parent in pids and len(set(pids)) == 2  # this process and one forked worker, both working
     sizes = [{"k": "v" * (i % 7) * 1000} for i in range(len(ITEMS))]  # results of mixed, large sizes
     assert fork_map(lambda x: sizes[ITEMS.index(x)], ITEMS, workers=3, here=True) == sizes
 
@@ -38,18 +52,26 @@ def test_an_error_in_a_worker_is_raised_in_the_build(here):
             raise ValueError(f"bad {x}")
         return x
 
-    def fail_in_a_forked_worker(x):
-        if os.getpid() != parent:
-            raise ValueError(f"bad {x} in a worker")
-        time.sleep(0.005)  # 1.5 s for all the items
-        return x
-
     with pytest.raises(ValueError, match="^bad entry-123$"):
         fork_map(fail, ITEMS, workers=2, here=here)
-    t = time.perf_counter()
+
+    failed, done_here = CTX.Event(), CTX.Value("i", 0)
+
+    def fail_in_a_forked_worker(x):
+        if os.getpid() != parent:
+            failed.set()
+            raise ValueError(f"bad {x} in a worker")
+        # This process's items start only once the worker has failed, then go slowly: if
+        # the map did not stop, this process would go on through all of its items.
+        assert failed.wait(120)
+        time.sleep(0.01)
+        with done_here.get_lock():
+            done_here.value += 1
+        return x
+
     with pytest.raises(ValueError, match="^bad entry-[0-9]+ in a worker$"):
         fork_map(fail_in_a_forked_worker, ITEMS, workers=2, here=here)
-    assert time.perf_counter() - t < 0.75  # the other processes stopped taking work
+    assert done_here.value < len(ITEMS) // 4, done_here.value  # the others stopped taking work
 
 
 @pytest.mark.parametrize("here", [False, True])
@@ -62,10 +84,12 @@ def test_a_killed_worker_fails_the_build_instead_of_hanging_it(here):
         time.sleep(0.001)
         return x
 
-    t = time.perf_counter()
-    with pytest.raises(BrokenProcessPool):
-        fork_map(die, ITEMS, workers=2, here=here)
-    assert time.perf_counter() - t < 30
+    signal.alarm(300)  # a guard against hanging for ever, not a speed check: a hang raises here
+    try:
+        with pytest.raises(BrokenProcessPool):
+            fork_map(die, ITEMS, workers=2, here=here)
+    finally:
+        signal.alarm(0)
 
 
 def test_one_worker_or_few_items_run_in_this_process():
@@ -73,30 +97,48 @@ def test_one_worker_or_few_items_run_in_this_process():
     assert set(fork_map(lambda x: os.getpid(), ITEMS, workers=1)) == {parent}
     assert set(fork_map(lambda x: os.getpid(), ITEMS[:10], workers=2)) == {parent}
     # A map inside a map runs in whichever process runs the outer call.
-    nested = fork_map(lambda x: (os.getpid(), set(fork_map(lambda y: os.getpid(), ITEMS, workers=2))), ITEMS, workers=2, here=True)
+    outer = _first_item_waits_for_the_others(CTX.Barrier(2, timeout=120))
+    nested = fork_map(lambda x: (outer(x), set(fork_map(lambda y: os.getpid(), ITEMS, workers=2))), ITEMS, workers=2, here=True)
     assert all(inner == {outer} for outer, inner in nested) and len({outer for outer, _ in nested}) == 2
 
 
 def test_meanwhile_runs_here_while_the_workers_start_and_its_error_stops_the_map():
     parent, seen = os.getpid(), []
+    by_worker = CTX.Value("i", 0)
+
+    def count(x):
+        if os.getpid() != parent:
+            with by_worker.get_lock():
+                by_worker.value += 1
+        return os.getpid(), len(seen)
 
     def meanwhile():
-        seen.append((os.getpid(), time.perf_counter()))
-        time.sleep(0.3)  # long enough for the worker to take many chunks first
+        seen.append(os.getpid())
+        # Returns only once the worker has done 100 items: it can only get there if the
+        # worker really works while this runs (the caller takes none of its own before).
+        for _ in range(120_000):
+            if by_worker.value >= 100:
+                return
+            time.sleep(0.001)
+        raise AssertionError("the worker did nothing while meanwhile ran")
 
-    pids = fork_map(lambda x: (time.sleep(0.002), os.getpid(), len(seen))[1:], ITEMS, workers=2, here=True, meanwhile=meanwhile)
-    assert len(seen) == 1 and seen[0][0] == parent  # in this process, once
+    pids = fork_map(count, ITEMS, workers=2, here=True, meanwhile=meanwhile)
+    assert seen == [parent]  # in this process, once
     assert {n for pid, n in pids if pid != parent} == {0}  # the worker was forked before it ran
-    # ... and worked while it ran: it took well over half the items (about 150 in 0.3 s,
-    # then half the rest), not the half it takes when both start together.
-    assert sum(pid != parent for pid, _ in pids) > len(ITEMS) * 0.6
+    assert sum(pid != parent for pid, _ in pids) >= 100
 
     def fails():
         raise KeyError("meanwhile failed")
 
-    t = time.perf_counter()
+    never, finished = CTX.Event(), CTX.Value("i", 0)
+
+    def blocked(x):
+        never.wait(120)  # a worker that would hold the map up for minutes if it were waited for
+        with finished.get_lock():
+            finished.value += 1
+
     with pytest.raises(KeyError, match="meanwhile failed"):
-        fork_map(lambda x: time.sleep(0.01), ITEMS, workers=2, here=True, meanwhile=fails)
-    assert time.perf_counter() - t < 1  # the worker was stopped, not waited for (3 s of work)
+        fork_map(blocked, ITEMS, workers=2, here=True, meanwhile=fails)
+    assert finished.value == 0  # the worker was stopped, not waited for
     assert fork_map(str.upper, ITEMS, workers=1, meanwhile=lambda: seen.append("serial")) == [x.upper() for x in ITEMS]
     assert seen[-1] == "serial"
