@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import posixpath
 import sys
 from pathlib import Path
@@ -19,6 +20,17 @@ from .pipeline import find_root, load_atlas
 from .validate import normalise
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
+
+
+def _finite(text: str) -> float:
+    """A number option: NaN and infinity are refused (usage error, exit 2)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
+    return value
 
 
 def _print_json(value) -> None:
@@ -349,11 +361,11 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("model", help="model id, title or alias")
     s.add_argument("--device", action="append", help="hardware id (repeatable; default: every device with a memory figure)")
     s.add_argument("--format", help="weight format, e.g. fp16, fp8, nvfp4, Q4_K_M (default fp16)")
-    s.add_argument("--bits", type=float, help="bits per weight, instead of --format")
+    s.add_argument("--bits", type=_finite, help="bits per weight, instead of --format")
     s.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")
     s.add_argument("--concurrency", type=int, default=1, help="sequences served at once (default 1)")
-    s.add_argument("--kv-bits", type=float, default=16, help="bits per KV-cache value (default 16)")
-    s.add_argument("--overhead", type=float, default=0.10, help="activations and runtime, as a fraction of weights + cache")
+    s.add_argument("--kv-bits", type=_finite, default=16, help="bits per KV-cache value (default 16)")
+    s.add_argument("--overhead", type=_finite, default=0.10, help="activations and runtime, as a fraction of weights + cache")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_fit)
 

@@ -23,7 +23,7 @@ from .graph import (backlinks, degrees, importance, local_graph, mention_only, o
                     view_json)
 from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
 from .model import Atlas, Entry, Source
-from .text import compact_json, esc, relpath, render_markdown, split_code, strip_markup
+from .text import compact_json, esc, esc_html, relpath, render_markdown, split_code, strip_markup
 from .workers import fork_map
 
 KIND_TITLES = {"term": "Glossary", "engine": "Engines", "hardware": "Hardware", "model": "Models", "guide": "Decision guides"}
@@ -79,7 +79,7 @@ def front_matter(**fields: Any) -> str:
     without escaping them, so they are escaped here."""
     for key in ("title", "description"):
         if key in fields:
-            fields[key] = esc(fields[key])
+            fields[key] = esc_html(fields[key])
     # JSON is a subset of the YAML that MkDocs reads, and much faster to write (orjson:
     # compact, characters as themselves; a quarter of a second of emit at 10,000 entries
     # with the json module).
@@ -221,7 +221,7 @@ def search_tags(e: Entry) -> list[str]:
     of prefix matches in the browser: docs/assets/search-on-demand.js.) The title is a tag
     too, listed twice: Lunr counts repeats, and once is not enough for the entry's own name
     to outrank another entry whose aliases contain it (llama.cpp server over llama.cpp)."""
-    return [e.title, e.title, *e.aliases]
+    return [esc_html(t) for t in (e.title, e.title, *e.aliases)]  # Material shows tags as HTML
 
 
 def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "_FitPairs",
@@ -319,9 +319,10 @@ def _data_attr(value: Any) -> str:
 
 
 def _mermaid_label(text: str) -> str:
-    """Text for a quoted Mermaid label: quotes and angle brackets as Mermaid entities."""
+    """Text for a quoted Mermaid label: quotes, angle brackets and percent signs as Mermaid entities."""
+    # '%' too: '%%' starts a Mermaid directive or comment, which would swallow the label.
     return (" ".join(text.split()).replace("#", "#35;").replace('"', "#quot;")
-            .replace("<", "#lt;").replace(">", "#gt;"))
+            .replace("<", "#lt;").replace(">", "#gt;").replace("%", "#37;"))
 
 
 def _mermaid(atlas: Atlas, e: Entry, site_href) -> str:

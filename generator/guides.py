@@ -72,15 +72,18 @@ def all_paths(guide: Entry) -> Iterator[tuple[Step, ...]]:
     """Every path from the start question to an answer (guides are acyclic: validated)."""
     qs = questions(guide)
 
-    def go(qid: str, trail: tuple[Step, ...]) -> Iterator[tuple[Step, ...]]:
-        for opt in qs[qid]["options"]:
+    # A stack, not recursion: a guide of thousands of chained questions is data, not a crash.
+    stack = [(guide.get("start"), ())]
+    while stack:
+        qid, trail = stack.pop()
+        for opt in reversed(qs[qid]["options"]):  # reversed onto the stack: paths come out in order
             here = trail + (Step(qid, opt["id"]),)
             if "recommend" in opt:
-                yield here
+                stack.append((None, here))
             else:
-                yield from go(opt["next"], here)
-
-    yield from go(guide.get("start"), ())
+                stack.append((opt["next"], here))
+        while stack and stack[-1][0] is None:
+            yield stack.pop()[1]
 
 
 def calculator_query(calc: Mapping[str, Any]) -> str:

@@ -10,7 +10,9 @@ not UTF-8, and symlinks that lead outside the repository.
 
 from __future__ import annotations
 
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -30,6 +32,7 @@ MAX_FILE_BYTES = 512 * 1024
 """No entry needs more than a few KB; a larger file is a mistake or an attack."""
 
 Loc = tuple[int, int]  # 1-based (line, column)
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 RESERVED_CHARS = "\ufdd0\ufdd1\ufdd2\ufdd3\ufdd4\ufdd5\ufdd6"
 """The noncharacters the generator marks term mentions with (link.MARK_OPEN and
@@ -127,6 +130,7 @@ class _Refused(Exception):
 
 
 _SCALAR_LOADER = yaml.SafeLoader("")
+_COLLECTION_TAGS = frozenset({"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"})
 
 
 def _convert(node: yaml.Node, path: tuple, places: _Places | None, seen: set[int]) -> Any:
@@ -137,6 +141,8 @@ def _convert(node: yaml.Node, path: tuple, places: _Places | None, seen: set[int
     seen.add(id(node))
     if places is not None:
         places.locs[path] = (node.start_mark.line + 1, node.start_mark.column + 1)
+    if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)) and node.tag not in _COLLECTION_TAGS:
+        raise _Refused(node, f"YAML tag '{node.tag}' is not allowed; write a plain mapping or list")
     if isinstance(node, yaml.MappingNode):
         out: dict[str, Any] = {}
         for key_node, value_node in node.value:
@@ -162,9 +168,19 @@ def _convert(node: yaml.Node, path: tuple, places: _Places | None, seen: set[int
         places.block_scalars.add(path)
     if node.tag == "tag:yaml.org,2002:str":
         return node.value  # most scalars: the text as written (what the constructor would return)
+    if node.tag not in _PLAIN_TAGS:
+        raise _Refused(node, f"YAML tag '{node.tag.replace('tag:yaml.org,2002:', '!!')}' is not allowed; "
+                             f"write a plain value (text, number, true/false)")
     value = _SCALAR_LOADER.construct_object(node)
     _SCALAR_LOADER.constructed_objects.clear()
+    if type(value) is float and not math.isfinite(value):
+        raise _Refused(node, f"'{node.value}' is not a finite number; write the figure itself")
     return value
+
+
+# Scalars the knowledge base may hold; anything else (!!python/name:..., !custom, !!binary)
+# is refused with its place rather than handed to a constructor.
+_PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{t}" for t in ("int", "float", "bool", "null"))
 
 
 def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | None, list[Finding]]:
@@ -190,6 +206,13 @@ def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | 
             col = at - (text.rfind("\n", 0, at) + 1) + 1
             return None, [Finding(path, line, col, f"character U+{ord(reserved):04X} is a Unicode noncharacter, which the "
                                   f"generator reserves for marking term links; delete it")]
+    bad = _CONTROL_RE.search(text)
+    if bad:  # YAML would refuse it too, but without saying where
+        at = bad.start()
+        line = text.count("\n", 0, at) + 1
+        col = at - (text.rfind("\n", 0, at) + 1) + 1
+        return None, [Finding(path, line, col, f"control character U+{ord(bad.group()):04X} in the file; delete it "
+                                               f"(write a line break or a tab as itself)")]
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as exc:
@@ -225,7 +248,11 @@ def read_file(file: Path, root: Path, kind: str, rel: str | None = None,
     if rel is None:
         rel = file.relative_to(root).as_posix() if file.is_relative_to(root) else str(file)
     if file.is_symlink() if symlink is None else symlink:
-        target = file.resolve()
+        try:
+            target = file.resolve(strict=True)
+        except (OSError, RuntimeError) as exc:  # a loop of links, or a link to nothing
+            why = "a loop of symlinks" if isinstance(exc, RuntimeError) or getattr(exc, "errno", None) == 40 else "a broken symlink"
+            return None, [Finding(rel, 1, 1, f"{why}; replace the link with the file itself")]
         if not target.is_relative_to(root.resolve()):
             return None, [Finding(rel, 1, 1, f"symlink points outside the repository ({target}); copy the file in instead")]
     try:
@@ -260,7 +287,7 @@ def _listed(root: Path, folder: str) -> list[tuple[Path, str, bool]]:
     """The files (and symlinks) in a folder under root, by name, each with its path
     relative to root and whether it is a symlink; none if it is not a folder."""
     try:
-        found = [(e.name, e.is_symlink()) for e in os.scandir(root / folder) if e.is_file() or e.is_symlink()]
+        found = [(e.name, e.is_symlink()) for e in os.scandir(root / folder) if e.is_symlink() or e.is_file()]  # a link first: is_file follows it, into a loop perhaps
     except (FileNotFoundError, NotADirectoryError):
         return []
     base = root / folder

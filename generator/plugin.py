@@ -18,7 +18,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
-from . import parallel, timing, workers
+from . import parallel, sanitize, timing, workers
 from .findings import AtlasError
 from .handwritten import expand
 from .link import Linker, link_html, resolve_marks
@@ -134,6 +134,11 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         return self.link_page(html, page)
 
     def link_page(self, html: str, page) -> str:
+        """The page's content, its terms linked, through the allow-list sanitizer: the
+        last step before the theme wraps it (both the one-process and the worker path)."""
+        return sanitize.clean(self._link_terms(html, page))
+
+    def _link_terms(self, html: str, page) -> str:
         meta = page.meta or {}
         if meta.get("atlas_nolink") or self.linker is None:
             return html

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Iterable, Iterator
@@ -19,10 +20,9 @@ from referencing import Registry, Resource
 from . import KINDS
 from .findings import Finding, did_you_mean
 from .load import Document
-from .text import CITE_RE, WIKILINK_RE
+from .text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-BAD_URL_RE = re.compile(r"\]\(\s*(?:javascript|vbscript|data):", re.IGNORECASE)
 SCHEMA_FOR = {"term": "term", "engine": "engine", "hardware": "hardware", "model": "model", "guide": "guide",
               "sources": "source", "categories": "category", "relations": "relations", "comparisons": "comparison"}
 CELL_GROUPS = ("features", "backends", "formats", "api")
@@ -44,8 +44,10 @@ def _validators() -> dict[str, Draft202012Validator]:
 
 
 def normalise(name: str) -> str:
-    """The form in which two titles or aliases count as the same name."""
-    return " ".join(name.casefold().split())
+    """The form in which two titles or aliases count as the same name: Unicode's
+    compatibility form (so NFC and NFD spellings, or a ligature and its letters, are one
+    name), case-folded, spaces collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
 
 
 def _where(path: Iterable[Any]) -> str:
@@ -300,10 +302,60 @@ def _walk_sources(value: Any, path: tuple) -> Iterator[tuple[tuple, Any]]:
             yield from _walk_sources(v, path + (i,))
 
 
+def markdown_findings(doc: Document, path: tuple, text: str) -> list[Finding]:
+    """Markdown an author wrote, refused where it could harm a reader or the build: a link
+    whose scheme is not http, https or mailto (after entities are decoded), and structure
+    that would make the renderer slow or crash it (text.markdown_problems)."""
+    out = []
+    for offset, scheme in bad_urls(text):
+        line, col = doc.text_loc(path, offset, text)
+        out.append(Finding(doc.path, line, col, f"links may not use {scheme}: URLs; use an http, https or mailto link, "
+                                                f"or a relative one"))
+    for offset, message in markdown_problems(text):
+        line, col = doc.text_loc(path, offset, text)
+        out.append(Finding(doc.path, line, col, message))
+    return out
+
+
+# Characters no text field needs and an attacker would use: C0 and C1 controls (terminal
+# escape sequences among them; line breaks and tabs are fine) and the bidirectional
+# overrides that make text read differently from how it is stored.
+_CONTROL_TEXT_RE = re.compile("[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+# Ids whose pages the generator writes itself under a kind's folder.
+RESERVED_IDS = {"engine": {"compare"}, "term": {"az"}}
+
+
+def _strings(value: Any, path: tuple) -> Iterator[tuple[tuple, str]]:
+    stack = [(path, value)]
+    while stack:
+        here, v = stack.pop()
+        if isinstance(v, str):
+            yield here, v
+        elif isinstance(v, dict):
+            stack += [(here + (k,), x) for k, x in v.items()]
+        elif isinstance(v, list):
+            stack += [(here + (i,), x) for i, x in enumerate(v)]
+
+
+def check_text(doc: Document) -> list[Finding]:
+    """Every string of a document is free of control and bidi-override characters."""
+    out = []
+    for path, text in _strings(doc.data, ()):
+        bad = _CONTROL_TEXT_RE.search(text)
+        if bad:
+            line, col = doc.loc(*path)
+            out.append(Finding(doc.path, line, col, f"'{'.'.join(map(str, path))}' contains the control character "
+                                                    f"U+{ord(bad.group()):04X}; delete it"))
+    return out
+
+
 def check_entry(doc: Document, index: _Index) -> list[Finding]:
     d = doc.data
     out: list[Finding] = []
     add = out.append
+    if doc.id in RESERVED_IDS.get(doc.kind, ()):
+        add(Finding(doc.path, 1, 1, f"id '{doc.id}' is taken by a page the site generates at the same address; "
+                                    f"choose another file name"))
     if not ID_RE.match(doc.id):
         add(Finding(doc.path, 1, 1, f"file name '{doc.id}.yaml' is not a valid id: use lowercase letters, digits and single hyphens, like 'kv-cache.yaml'"))
     if isinstance(d.get("id"), str) and d["id"] != doc.id:
@@ -362,9 +414,7 @@ def check_entry(doc: Document, index: _Index) -> list[Finding]:
             if target not in index.entries:
                 line, col = doc.text_loc(("body",), m.start(), body)
                 add(Finding(doc.path, line, col, f"link [[{target}]] names an unknown entry{did_you_mean(target, index.entries)}"))
-        for m in BAD_URL_RE.finditer(body):
-            line, col = doc.text_loc(("body",), m.start(), body)
-            add(Finding(doc.path, line, col, "links may not use javascript:, vbscript: or data: URLs"))
+        out += markdown_findings(doc, ("body",), body)
         for m in re.finditer(r"(?m)^# ", body):
             line, col = doc.text_loc(("body",), m.start(), body)
             add(Finding(doc.path, line, col, "use '## ' subheadings in a body; the page title is the only '# ' heading"))
@@ -454,23 +504,34 @@ def check_guide(doc: Document, index: _Index) -> list[Finding]:
     # Cycles: depth-first search with colours; report the edge that closes the loop.
     colour: dict[str, int] = {}
 
-    def visit(q: str, trail: list[str]) -> None:
-        colour[q] = 1
-        for i, opt in enumerate(questions[q].get("options") or []):
-            nxt = opt.get("next") if isinstance(opt, dict) else None
-            if nxt not in questions:
+    def nexts(q: str) -> list[tuple[int, str]]:
+        opts = questions[q].get("options") if isinstance(questions[q], dict) else None
+        return [(i, o["next"]) for i, o in enumerate(opts if isinstance(opts, list) else [])
+                if isinstance(o, dict) and o.get("next") in questions]
+
+    # Iterative depth-first search (a chain of thousands of questions must not overflow the
+    # stack): a trail of (question, its remaining options) pairs, grey while on the trail.
+    for root in questions:
+        if colour.get(root) is not None or not isinstance(questions[root], dict):
+            continue
+        colour[root] = 1
+        trail = [(root, iter(nexts(root)))]
+        while trail:
+            q, todo = trail[-1]
+            step = next(todo, None)
+            if step is None:
+                colour[q] = 2
+                trail.pop()
                 continue
+            i, nxt = step
             if colour.get(nxt) == 1:
+                names = [t for t, _ in trail]
                 line, col = doc.loc("questions", q, "options", i, "next")
-                loop = " -> ".join(trail[trail.index(nxt):] + [q, nxt]) if nxt in trail else f"{q} -> {nxt}"
+                loop = " -> ".join(names[names.index(nxt):] + [nxt])
                 out.append(Finding(doc.path, line, col, f"guide loops back: {loop}; every path must end in a recommendation"))
             elif colour.get(nxt) is None:
-                visit(nxt, trail + [q])
-        colour[q] = 2
-
-    for qid in questions:
-        if colour.get(qid) is None and isinstance(questions[qid], dict):
-            visit(qid, [])
+                colour[nxt] = 1
+                trail.append((nxt, iter(nexts(nxt))))
     return out
 
 
@@ -489,6 +550,7 @@ def check_comparisons(doc: Document, index: _Index) -> list[Finding]:
                 out.append(Finding(doc.path, line, col, f"'{eid}' is a {index.kind_of(eid)}; comparisons join two engines"))
         summary = item.get("summary")
         if isinstance(summary, str):
+            out += markdown_findings(doc, (i, "summary"), summary)
             for m in CITE_RE.finditer(summary):
                 if m.group(1) not in index.sources:
                     line, col = doc.text_loc((i, "summary"), m.start(), summary)
@@ -537,7 +599,7 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
 
     def check(doc: Document) -> list[Finding]:
         """A document's schema and, for an entry (the first of its id), what it refers to."""
-        found = check_schema(doc, compiled=compiled)
+        found = check_schema(doc, compiled=compiled) + check_text(doc)
         if doc.kind in KINDS and index.entries.get(doc.id) is doc:
             found += check_entry(doc, index)
         return found

@@ -133,7 +133,7 @@ def test_ten_thousand_character_title_is_refused(kb):
 def test_script_in_a_link_url_is_refused(kb):
     body = "body: |\n  Click [here](javascript:alert(1)).\n"
     out = findings_for(kb, GOOD.replace("body: |\n  Plain body text.\n", body))
-    assert out == [f"{PATH}:5:14: links may not use javascript:, vbscript: or data: URLs"]
+    assert out == [f"{PATH}:5:14: links may not use javascript: URLs; use an http, https or mailto link, or a relative one"]
 
 
 def test_compiled_schema_check_rejects_whatever_jsonschema_rejects():
