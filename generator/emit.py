@@ -23,6 +23,7 @@ from .graph import (backlinks, degrees, importance, local_graph, mention_only, o
                     view_json)
 from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
 from .model import Atlas, Entry, Source
+from .search_index import entries_json
 from .text import compact_json, esc, esc_html, relpath, render_markdown, split_code, strip_markup
 from .workers import fork_map
 
@@ -510,7 +511,8 @@ def _source_pages(atlas: Atlas) -> dict[str, str]:
         src = f"sources/{sid}.md"
         page = Page(atlas, src)
         text = _env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid])
-        out[src] = front_matter(title=s.title, atlas_nolink=True, description=f"Source: {s.title} ({s.publisher}).") + text
+        out[src] = front_matter(title=s.title, atlas_nolink=True, description=f"Source: {s.title} ({s.publisher}).",
+                                search={"boost": 0.2}) + text  # entries rank above the pages of what they cite
     page = Page(atlas, "sources/index.md")
     ordered = sorted(atlas.sources.values(), key=lambda s: (s.kind != "seed", s.title.casefold()))
     out["sources/index.md"] = front_matter(title="Sources", atlas_nolink=True, description="Every document and page the knowledge base cites.") + \
@@ -569,7 +571,8 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
             one("graph/graph-view.json", lambda: view_json(g, rank)),
             partial(_glossary_pages, atlas), partial(_category_pages, atlas), partial(_source_pages, atlas),
             partial(_redirects, atlas), one("graph/index.md", graph_page), one("calculator.md", partial(_calculator_page, atlas)),
-            partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas))]
+            partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas)),
+            one("search/entries.json", partial(entries_json, atlas, rank))]
     jobs += [one(f"{KIND_URLS[kind]}/index.md", partial(_index_page, atlas, kind)) for kind in KIND_TITLES if kind != "term"]
     jobs += [one(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
     for made in fork_map(lambda job: job(), jobs, here=True):

@@ -283,10 +283,16 @@ def test_in_chromium_no_injected_script_runs_on_hover_tooltip_or_search(tmp_path
             assert page.evaluate("window.__pwned") is None, path
         # Material's search: results show titles and tags of entries whose names carry the payload.
         page.goto(base + "/", wait_until="networkidle")
-        page.locator("label.md-search__icon, .md-search__input").first.click()
+        page.locator(".md-search__input").click()
         page.locator(".md-search__input").fill("decode")
-        page.wait_for_selector(".md-search-result__item", timeout=20_000)
-        page.locator(".md-search-result__item").first.hover()
+        # Material builds its index in a worker: slow on a loaded machine, so a generous wait
+        # (a guard against a hang, not a speed check). Its results and ours must both show.
+        page.wait_for_function("() => { const m = document.querySelector('.md-search-result__meta');"
+                               " return m && !/Initializing/i.test(m.textContent); }", timeout=120_000)
+        page.wait_for_selector(".md-search-result__list:not(.atlas-search) .md-search-result__item", timeout=120_000)
+        page.wait_for_selector(".atlas-search .md-search-result__item", timeout=120_000)
+        for item in page.locator(".md-search-result__item").all()[:10]:
+            item.hover()
         assert page.evaluate("window.__pwned") is None
         assert dialogs == []
         page.close()

@@ -1,0 +1,90 @@
+"""Search that forgives, in real Chromium on the real site: a misspelling finds the entry,
+"A vs B" finds their comparison, a question about choosing or sizing finds the guide or
+the calculator, and each result shows its title, kind and definition once. Nothing of it
+is downloaded before the reader starts a search. (How fast it answers is measured by
+`make bench-browser`, not asserted here.)"""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, serve
+
+
+@pytest.fixture(scope="module")
+def search_page(site: Path, browser):
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        requests = []
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(base + "/glossary/kv-cache/", wait_until="networkidle")
+        before = list(requests)
+        page.locator(".md-search__input").click()
+
+        def ask(query: str) -> list[tuple[str, str, str]]:
+            page.locator(".md-search__input").fill(query)
+            page.wait_for_function("q => { const l = document.querySelector('.atlas-search');"
+                                   " return l && l.dataset.query === q; }", arg=query, timeout=60_000)
+            out = []
+            for item in page.locator(".atlas-search .md-search-result__item").all():
+                title = item.locator("h1").evaluate("h => h.firstChild.textContent.trim()")
+                kind = item.locator(".atlas-search__kind").inner_text()
+                out.append((title, kind, item.locator("p").inner_text(), item.locator("a").get_attribute("href")))
+            return out
+        yield ask, before, requests
+        page.close()
+
+
+def test_nothing_is_fetched_for_search_until_the_reader_starts_one(search_page):
+    ask, before, requests = search_page
+    assert not any("entries.json" in u or "minisearch" in u or "search_index" in u for u in before)
+    ask("decode")
+    assert any(u.endswith("/search/entries.json") for u in requests)
+
+
+@pytest.mark.parametrize("query, title", [("pagedatention", "PagedAttention"), ("qunatization", "Quantization"),
+                                          ("kv cache", "KV cache"), ("H100 SXM", "NVIDIA H100 SXM"),
+                                          ("speculativ decodng", "Speculative decoding")])
+def test_misspellings_and_exact_names_find_the_entry_first(search_page, query, title):
+    ask, _, _ = search_page
+    assert ask(query)[0][0] == title
+
+
+def test_a_vs_query_finds_the_comparison_first(search_page):
+    ask, _, _ = search_page
+    results = ask("vllm vs sglang")
+    assert results[0][:2] == ("vLLM vs SGLang", "Comparison")
+    assert results[0][3].rstrip("/").endswith("/engines/compare/vllm-vs-sglang")
+    assert {r[0] for r in results[1:3]} == {"vLLM", "SGLang"}
+
+
+@pytest.mark.parametrize("query, kind", [("which gpu should I buy", "Decision guide"),
+                                         ("how much vram do I need", "Calculator"),
+                                         ("which engine should I use", "Decision guide")])
+def test_questions_about_choosing_or_sizing_reach_a_guide_or_the_calculator(search_page, query, kind):
+    ask, _, _ = search_page
+    assert ask(query)[0][1] == kind
+
+
+def test_a_result_shows_title_kind_and_definition_once(search_page, site):
+    ask, _, _ = search_page
+    results = ask("sglang")
+    entries = {e["id"]: e for e in json.loads((site / "glossary.json").read_text())}
+    title, kind, short, href = results[0]
+    assert (title, kind) == ("SGLang", "Engine")
+    assert short == entries["sglang"]["short"]
+    assert len(results) == len({r[3] for r in results})  # no result twice
+
+
+def test_entries_rank_above_source_pages_in_the_full_text_index(site):
+    docs = json.loads((site / "search/search_index.json").read_text())["docs"]
+    boost = {d["location"].split("#")[0]: d.get("boost", 1) for d in docs}
+    sources = [b for loc, b in boost.items() if loc.startswith("sources/") and loc != "sources/"]
+    entries = [b for loc, b in boost.items() if loc.startswith(("glossary/", "engines/")) and loc.count("/") == 2]
+    assert sources and entries and max(sources) < min(entries)
+
+
+def test_the_vendored_minisearch_is_the_npm_package_unchanged():
+    vendored = (REPO / "docs/assets/vendor/minisearch.js").read_text().split("\n", 2)[2]
+    assert vendored == (REPO / "node_modules/minisearch/dist/umd/index.js").read_text()
