@@ -91,6 +91,8 @@ def parse_args(argv=None):
                    help="hardware entry whose datasheet figures to compare with: 'auto' (by device name), 'none', or an id")
     p.add_argument("--datasheet-bandwidth-gbs", type=float, help="overrides the hardware entry's bandwidth")
     p.add_argument("--device", default="auto", choices=["auto", "cuda", "cpu"])
+    p.add_argument("--sdpa-backend", default="auto", choices=["auto", "flash", "cudnn", "efficient", "math"],
+                   help="auto: whatever scaled_dot_product_attention picks; else only that kernel (torch.nn.attention.sdpa_kernel)")
     p.add_argument("--no-cuda-graph", action="store_true")
     p.add_argument("--cpu-threads", type=int, default=1,
                    help="torch threads on the CPU path (a smoke test, not a benchmark; small BF16 "
@@ -285,6 +287,7 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.cpu_threads)
     torch.manual_seed(args.seed)
     use_graph = device.type == "cuda" and not args.no_cuda_graph
+    sdpa_ctx = transformer.sdpa_context(args.sdpa_backend)
     date = args.date or dt.datetime.now(dt.timezone.utc).date().isoformat()
     env = environment(torch, device, args)
     print(f"device: {env['device_name']}, torch {env['torch_version']}, CUDA {env['cuda_version']}, "
@@ -402,9 +405,10 @@ def main(argv=None) -> int:
                 used = [r["routed_used"] if r else 0 for r in routes]
                 kv = model.new_kv_cache(batch, context)
                 q, _ = model.decode_attention_inputs(batch, 1)
-                backend = transformer.sdpa_backend(q, kv[0][0], kv[0][1])
+                with sdpa_ctx():
+                    backend = transformer.sdpa_backend(q, kv[0][0], kv[0][1])
                 del q
-                step = model.make_decode_step(batch, context, kv, routes)
+                step = transformer.within(sdpa_ctx, model.make_decode_step(batch, context, kv, routes))
                 samples, out = time_call(step, device, args.warmup, args.repeats, graph=use_graph)
                 ok = output_ok(torch, out, shape.vocab_size)
                 del out
@@ -473,10 +477,12 @@ def main(argv=None) -> int:
         kv = routes = run = None
         try:
             head = head_time(B)
-            gqa_mode, backend = model.prefill_gqa_mode(B, length)
+            with sdpa_ctx():
+                gqa_mode, backend = model.prefill_gqa_mode(B, length)
             routes = model.draw_routing(tokens, seed=args.seed + 104729 + length)
+            used = [r["routed_used"] if r else 0 for r in routes]
             kv = model.new_kv_cache(B, length)
-            run = model.make_prefill(B, length, kv, routes, gqa_mode)
+            run = transformer.within(sdpa_ctx, model.make_prefill(B, length, kv, routes, gqa_mode))
             samples, out = time_call(run, device, max(1, args.warmup // 2), args.prefill_repeats, graph=use_graph)
             ok = output_ok(torch, out, shape.vocab_size)
             del out
@@ -517,8 +523,27 @@ def main(argv=None) -> int:
             "fraction_achieved": sig(flops_full / bf16_flops / f["median"], 4),
             "achieved_tflops": sig(flops_full / f["median"] / 1e12),
         }
+        # Memory side of the roofline: every weight read once (MoE: experts any prompt token
+        # chose), the prompt's embedding rows, the KV cache written once.
+        layer_w = sum(model.layer_bytes_read(L, u) for L, u in zip(model.layers, used))
+        bytes_full = int((layer_w + kv_bytes) * scale + model.head_bytes_read(tokens))
+        floor = bytes_full / copy_bw
+        roof = max(floor, flops_full / bf16_flops)
+        entry["bandwidth_floor"] = {
+            "counted": ("full model: weights read once (MoE: experts used by any prompt token), "
+                        "the prompt's embedding rows, the output head, the KV cache written once"),
+            "bytes": bytes_full,
+            "copy_bandwidth_gbs": sig(copy_bw / 1e9),
+            "time_s": sig(floor),
+        }
+        entry["roofline"] = {"time_s": sig(roof), "bound": "compute" if roof > floor else "memory",
+                             "fraction_achieved": sig(roof / f["median"], 4)}
+        if shape.is_moe:
+            entry["experts_used_per_layer"] = {"mean": sig(sum(used) / len(used), 4), "min": min(used),
+                                               "max": max(used), "of": shape.experts}
         print(f"prefill P={length:<6} {f['median'] * 1e3:9.2f} ms to first token  "
-              f"{entry['compute_ceiling']['achieved_tflops']} TFLOPS  [{backend}, gqa {gqa_mode}]")
+              f"{entry['compute_ceiling']['achieved_tflops']} TFLOPS  {entry['roofline']['fraction_achieved']:.2f} "
+              f"of the {entry['roofline']['bound']} roofline  [{backend}, gqa {gqa_mode}]")
 
     record = {
         "schema_version": SCHEMA_VERSION,
@@ -537,7 +562,7 @@ def main(argv=None) -> int:
             "weight_mem_fraction": args.weight_mem_fraction, "hardware": args.hardware,
             "datasheet_bandwidth_gbs": args.datasheet_bandwidth_gbs, "seed": args.seed,
             "cpu_threads": args.cpu_threads if device.type == "cpu" else None,
-            "cuda_graph": use_graph, "argv": sys.argv[1:] if argv is None else list(argv),
+            "cuda_graph": use_graph, "sdpa_backend": args.sdpa_backend, "argv": sys.argv[1:] if argv is None else list(argv),
         },
         "datasheet": datasheet,
         "device_ceilings": ceilings,

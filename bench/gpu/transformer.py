@@ -15,6 +15,7 @@ token chose is never read.
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass
 
@@ -37,6 +38,24 @@ def sdpa_backend(q, k, v, is_causal: bool = False, enable_gqa: bool = False) -> 
         return SDPBackend(choice).name.lower() if SDPBackend is not None else str(choice)
     except Exception as exc:  # private API: record that it could not be asked
         return f"unknown ({type(exc).__name__})"
+
+
+def sdpa_context(name: str):
+    """A context manager factory: 'auto' leaves the choice to PyTorch, else only that kernel."""
+    if name == "auto":
+        return contextlib.nullcontext
+    from torch.nn.attention import sdpa_kernel
+    backend = {"flash": SDPBackend.FLASH_ATTENTION, "cudnn": SDPBackend.CUDNN_ATTENTION,
+               "efficient": SDPBackend.EFFICIENT_ATTENTION, "math": SDPBackend.MATH}[name]
+    return lambda: sdpa_kernel([backend])
+
+
+def within(ctx, fn):
+    """fn run inside ctx() (also while a CUDA graph captures it)."""
+    def run():
+        with ctx():
+            return fn()
+    return run
 
 
 @dataclass
@@ -260,16 +279,17 @@ class Model:
 
     # ---- prefill ----------------------------------------------------------------------
     def prefill_gqa_mode(self, batch: int, length: int) -> tuple[str, str]:
-        """('enable_gqa' | 'expanded', backend): expand K/V only if GQA would fall to the math kernel."""
+        """('enable_gqa' | 'expanded', backend): expand K/V only if GQA would fall to the math
+        kernel, or if the kernel forced by --sdpa-backend cannot take GQA at all."""
         s = self.shape
         q = torch.empty(batch, s.attention_heads, length, s.head_dim, device=self.device, dtype=self.dtype)
         k = torch.empty(batch, s.kv_heads, length, s.head_dim, device=self.device, dtype=self.dtype)
         if s.group == 1:
             return "none (mha)", sdpa_backend(q, q, q, is_causal=True)
         native = sdpa_backend(q, k, k, is_causal=True, enable_gqa=True)
-        if native == "math" and self.device.type == "cuda":
+        if native in ("math", "error") and self.device.type == "cuda":
             expanded = sdpa_backend(q, q, q, is_causal=True)
-            if expanded != "math":
+            if expanded not in ("math", "error") or native == "error":
                 return "expanded", expanded
         return "enable_gqa", native
 
