@@ -82,6 +82,9 @@ def parse_args(argv=None):
     p.add_argument("--warmup", type=int, default=5)
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--prefill-repeats", type=int, default=10)
+    p.add_argument("--gpu-warmup-s", type=float, default=2.0,
+                   help="seconds of copies and matrix products before the first measurement, so the clocks "
+                        "have left idle (a first run on an idle H100 measured copies at 2,764 GB/s, later ones 2,983)")
     p.add_argument("--copy-mib", type=int, default=1024, help="size of the tensor copied for bandwidth")
     p.add_argument("--matmul-size", type=int, default=8192, help="M = N = K of the TFLOPS products")
     p.add_argument("--slice-layers", default="auto",
@@ -155,6 +158,23 @@ def device_slug(name: str) -> str:
 
 
 # ---- device ceilings ----------------------------------------------------------------------
+def gpu_warmup(torch, device, seconds: float) -> float:
+    """Copies and BF16 products until `seconds` have passed; returns the seconds spent."""
+    import time
+    if device.type != "cuda" or seconds <= 0:
+        return 0.0
+    a = torch.randn(4096, 4096, device=device, dtype=torch.bfloat16)
+    src = torch.randn(256 << 20, device=device, dtype=torch.bfloat16)
+    dst = torch.empty_like(src)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(10):
+            a @ a
+            dst.copy_(src)
+        torch.cuda.synchronize()
+    return time.perf_counter() - t0
+
+
 def measure_copy(torch, device, args) -> dict:
     from timers import summarize, time_call
     n = args.copy_mib * (1 << 20) // 2
@@ -306,6 +326,7 @@ def main(argv=None) -> int:
         datasheet["bandwidth_gbs_source"] = "option --datasheet-bandwidth-gbs"
 
     notes: list[str] = []
+    warmed = gpu_warmup(torch, device, args.gpu_warmup_s)
     # (c) ceilings first: the copy bandwidth is the yardstick for decode.
     ceilings = {
         "copy": measure_copy(torch, device, args),
@@ -562,6 +583,7 @@ def main(argv=None) -> int:
             "weight_mem_fraction": args.weight_mem_fraction, "hardware": args.hardware,
             "datasheet_bandwidth_gbs": args.datasheet_bandwidth_gbs, "seed": args.seed,
             "cpu_threads": args.cpu_threads if device.type == "cpu" else None,
+            "gpu_warmup_s": round(warmed, 3),
             "cuda_graph": use_graph, "sdpa_backend": args.sdpa_backend, "argv": sys.argv[1:] if argv is None else list(argv),
         },
         "datasheet": datasheet,
