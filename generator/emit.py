@@ -71,6 +71,7 @@ def _env() -> jinja2.Environment:
         **_ENV_OPTIONS,
     )
     env.filters["e"] = esc
+    env.filters["label"] = label
     env.globals["source_line"] = source_line
     return env
 
@@ -87,7 +88,28 @@ def front_matter(**fields: Any) -> str:
     return "---\n" + compact_json(fields) + "\n---\n"
 
 
-def fmt_value(value: Any, unit: str = "") -> str:
+# Enumerated values as a reader says them (schema enums: hardware class and tier, attention
+# design, architecture, engine status).
+VALUE_LABELS = {
+    "gpu": "GPU", "apu": "APU", "xpu": "XPU", "npu": "NPU", "tpu": "TPU", "cpu": "CPU", "soc": "SoC",
+    "system": "System", "cluster": "Cluster", "family": "Product family",
+    "very-tight": "Very tight", "tight": "Tight", "moderate": "Moderate", "average": "Average", "high": "High",
+    "mha": "Multi-head (MHA)", "gqa": "Grouped-query (GQA)", "mqa": "Multi-query (MQA)", "mla": "Multi-head latent (MLA)",
+    "hybrid-linear": "Hybrid linear", "other": "Other", "dense": "Dense", "moe": "Mixture of experts (MoE)",
+    "active": "Active", "maintenance": "Maintenance only", "deprecated": "Deprecated", "archived": "Archived",
+}
+
+
+def label(value: Any) -> str:
+    """An enumerated value's label, escaped; other text escaped as it is."""
+    return esc(VALUE_LABELS.get(value, value) if isinstance(value, str) else value)
+
+
+def fmt_value(value: Any, unit: str = "", key: str = "") -> str:
+    if key == "release_year" and isinstance(value, (int, float)):
+        return esc(str(int(value)))  # a year, not a quantity: 2022, not 2,022
+    if isinstance(value, str) and not unit and value in VALUE_LABELS:
+        return label(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -299,9 +321,22 @@ def _related_md(page: Page, groups: list[tuple[str, list[str]]]) -> str:
 
 
 def _backlinks_md(page: Page, ids: list[str]) -> str:
-    more = (f" and {len(ids) - BACKLINK_LIMIT} more (see the [concept graph]({page.to('graph/index.md')}))"
+    """The entries that link here, folded by kind (a wall of 50 links read as noise), each
+    group with its count; at most BACKLINK_LIMIT links in all, the rest counted."""
+    kinds: dict[str, list[str]] = {}
+    for i in ids[:BACKLINK_LIMIT]:
+        kinds.setdefault(page.atlas.entries[i].kind, []).append(i)
+    total = {k: sum(1 for i in ids if page.atlas.entries[i].kind == k) for k in kinds}
+    parts = []
+    for kind in KIND_TITLES:
+        if kind in kinds:
+            shown = kinds[kind]
+            rest = f" and {total[kind] - len(shown)} more" if total[kind] > len(shown) else ""
+            parts.append(f'??? abstract "{KIND_TITLES[kind]} ({total[kind]})"\n\n    '
+                         + ", ".join(map(page.link, shown)) + rest + "\n")
+    more = (f"\n{len(ids)} entries link here; the [concept graph]({page.to('graph/index.md')}) shows them all.\n"
             if len(ids) > BACKLINK_LIMIT else "")
-    return ", ".join(map(page.link, ids[:BACKLINK_LIMIT])) + more
+    return "\n".join(parts) + more
 
 
 def sources_md(page: Page, sources: list[Source]) -> str:
@@ -416,7 +451,7 @@ def _spec_rows(page: Page, e: Entry) -> list[dict]:
         if key in specs:
             fact = specs[key]
             label, unit = SPEC_LABELS[key]
-            rows.append({"label": label, "value": fmt_value(fact["value"], unit), "cite": page.cite(fact["source"]),
+            rows.append({"label": label, "value": fmt_value(fact["value"], unit, key), "cite": page.cite(fact["source"]),
                          "note": esc(fact.get("note", ""))})
     return rows
 

@@ -70,8 +70,10 @@ class Linker:
         # (position, spelling), worked out once here rather than at every candidate.
         index: dict[tuple[str, ...], list[tuple[tuple[tuple[int, str], ...], Target]]] = {}
         self.targets: dict[str, Target] = {}  # by id, for resolve_marks
+        self.by_url: dict[str, Target] = {}  # by site-relative URL, for add_cards
         for name, target in names:
             self.targets.setdefault(target.id, target)
+            self.by_url.setdefault(target.url, target)
             words = _words(name)
             if not words or (len(words) == 1 and len(words[0]) < 2):
                 continue
@@ -345,8 +347,36 @@ def _first_mentions(mentions: Iterable[tuple[int, int, int, Target]], slots: lis
 @lru_cache(maxsize=100_000)
 def _anchor_attrs(t: Target) -> str:
     """What follows the href of a term link: the hover card's data, escaped once per target."""
-    return (f' data-atlas-id="{html.escape(t.id)}" data-atlas-cat="{html.escape(t.category)}"'
-            f' data-atlas-short="{html.escape(t.short)}">')
+    return _card_attrs(t) + ">"
+
+
+def _card_attrs(t: Target) -> str:
+    return (f' data-atlas-id="{html.escape(t.id)}" data-atlas-title="{html.escape(t.title)}"'
+            f' data-atlas-cat="{html.escape(t.category)}" data-atlas-short="{html.escape(t.short)}"')
+
+
+_ANCHOR_RE = re.compile(r'<a ([^>]{0,2000}?)href="([^"<>]{1,1000})"([^>]{0,2000})>')
+
+
+def add_cards(text: str, linker: Linker, page_url: str) -> str:
+    """Give every link to an entry the hover card's data, wherever it was written (a
+    [[link]] in a body, a related list, a learn page, a hand-written Markdown link), not
+    only the mentions the linker made. `page_url`: the page's URL, site-relative."""
+    by_url = linker.by_url
+    base = "/" + page_url.lstrip("/")
+
+    def one(m: re.Match) -> str:
+        before, href, after = m.groups()
+        if "data-atlas-id" in before or "data-atlas-id" in after or "headerlink" in before + after:
+            return m.group(0)
+        if "://" in href or href.startswith(("#", "mailto:")):
+            return m.group(0)
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(base.rstrip("/") + "/x"), html.unescape(href).split("#")[0]))
+        target = by_url.get(path.rstrip("/") + "/")
+        if target is None:
+            return m.group(0)
+        return f'<a {before}href="{href}"{after.rstrip()}{_card_attrs(target)}>'
+    return _ANCHOR_RE.sub(one, text) if "<a " in text else text
 
 
 def _linked(text: str, matches: list[Match], page_url: str, escape: bool) -> str:

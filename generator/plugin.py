@@ -21,7 +21,7 @@ from mkdocs.structure.files import File, Files
 from . import parallel, sanitize, timing, workers
 from .findings import AtlasError
 from .handwritten import expand
-from .link import Linker, link_html, resolve_marks
+from .link import Linker, add_cards, link_html, resolve_marks
 from .pipeline import build
 
 log = logging.getLogger("mkdocs.plugins.atlas")
@@ -136,7 +136,10 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
     def link_page(self, html: str, page) -> str:
         """The page's content, its terms linked, through the allow-list sanitizer: the
         last step before the theme wraps it (both the one-process and the worker path)."""
-        return sanitize.clean(self._link_terms(html, page))
+        linked = self._link_terms(html, page)
+        if self.linker is not None:
+            linked = add_cards(linked, self.linker, page.url)
+        return sanitize.clean(linked)
 
     def _link_terms(self, html: str, page) -> str:
         meta = page.meta or {}

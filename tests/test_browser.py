@@ -77,7 +77,7 @@ def test_guide_flowchart_loads_mermaid_only_when_opened(tab, server):
     # Material renders the diagram into a closed shadow root on a div.mermaid that replaces
     # the <pre>; a rendered flowchart has real height.
     tab.wait_for_function("(() => { const d = document.querySelector('div.mermaid');"
-                          " return d && d.getBoundingClientRect().height > 200; })()", timeout=20_000)
+                          " return d && d.getBoundingClientRect().height > 200; })()", timeout=120_000)
     assert any(u.endswith("/assets/vendor/mermaid/mermaid.min.js") for u in requested)
     assert all(urlparse(u).hostname == "127.0.0.1" for u in requested if not u.startswith("data:"))
 
@@ -154,13 +154,13 @@ def test_search_index_waits_for_the_reader_and_then_finds_aliases_first(tab, ser
         box.fill("")
         box.press_sequentially(query, delay=20)  # Material reacts to key events
         first = tab.locator(".md-search-result__item").first
-        first.wait_for(timeout=15_000)
+        first.wait_for(timeout=120_000)
         # The worker answers each keystroke in turn (about 0.15 s a query here when idle, but
         # up to 6 s for the last of T, TP, TPO, TPOT with both cores busy): wait for the
         # final query's answer, then judge its ranking.
         try:
             tab.wait_for_function("t => { const h = document.querySelector('.md-search-result__item h1, .md-search-result__item h2');"
-                                  " return h && h.textContent.trim().toLowerCase().startsWith(t); }", arg=title.lower(), timeout=15_000)
+                                  " return h && h.textContent.trim().toLowerCase().startsWith(t); }", arg=title.lower(), timeout=120_000)
         except PlaywrightTimeout:
             top = tab.locator(".md-search-result__item h1, .md-search-result__item h2").first.text_content()
             pytest.fail(f"searching {query!r} puts {top!r} first, not {title!r}")

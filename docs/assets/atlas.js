@@ -59,6 +59,7 @@ window.Atlas.onPage(function () {
     clearTimeout(hideTimer);
     var c = ensureCard();
     c.replaceChildren(
+      text("strong", "atlas-card__title", link.getAttribute("data-atlas-title") || link.textContent),
       text("span", "atlas-card__cat", link.getAttribute("data-atlas-cat") || ""),
       text("p", "atlas-card__short", link.getAttribute("data-atlas-short") || ""),
       (function () {
@@ -108,7 +109,7 @@ window.Atlas.onPage(function () {
   }
 
   function termOf(target) {
-    return target && target.closest ? target.closest("a.atlas-term") : null;
+    return target && target.closest ? target.closest("a.atlas-term, article a[data-atlas-id]") : null;
   }
 
   document.addEventListener("mouseover", function (ev) {

@@ -1,0 +1,69 @@
+"""Pages that fit and read well, in real Chromium on the real site: nothing wider than a
+390 px phone, no download that grows with the corpus, values a reader can read, a folded
+"Referenced by", and a hover card on every link to an entry, wherever it was written."""
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import serve
+
+PAGES = ["/", "/glossary/kv-cache/", "/engines/vllm/", "/hardware/nvidia-h100-sxm/", "/hardware/", "/models/",
+         "/guides/choose-an-engine/", "/learn/request-flow/", "/engines/compare/", "/calculator/"]
+
+
+@pytest.fixture(scope="module")
+def base(site):
+    with serve(site) as url:
+        yield url
+
+
+@pytest.mark.parametrize("path", PAGES)
+def test_nothing_is_wider_than_a_phone_and_nothing_grows_with_the_corpus(browser, base, path):
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    urls = []
+    page.on("request", lambda r: urls.append(r.url))
+    page.goto(base + path, wait_until="networkidle")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    page.close()
+    assert width <= 390, f"{path} is {width} px wide"
+    # Material's instant navigation fetched sitemap.xml (105 KB, growing with every entry) on every page view.
+    assert not [u for u in urls if "sitemap" in u or "search_index" in u or "entries.json" in u], urls
+
+
+def test_values_read_as_words_and_years_as_years(site):
+    hardware = BeautifulSoup((site / "hardware/index.html").read_text(), "html.parser")
+    cells = {td.get_text(strip=True) for td in hardware.select("article td")}
+    assert "GPU" in cells and not cells & {"gpu", "soc", "apu", "very-tight", "moderate"}
+    models = BeautifulSoup((site / "models/index.html").read_text(), "html.parser")
+    cells = {td.get_text(strip=True) for td in models.select("article td")}
+    assert not cells & {"gqa", "mla", "mha", "hybrid-linear"} and any("Grouped-query" in c for c in cells)
+    h100 = BeautifulSoup((site / "hardware/nvidia-h100-sxm/index.html").read_text(), "html.parser")
+    released = next(tr for tr in h100.select("article tr") if tr.td and tr.td.get_text(strip=True) == "Released")
+    assert released.find_all("td")[1].get_text(strip=True).startswith("2022")
+    assert "2,022" not in h100.get_text()
+
+
+def test_referenced_by_is_grouped_by_kind_and_folded(site):
+    soup = BeautifulSoup((site / "glossary/kv-cache/index.html").read_text(), "html.parser")
+    heading = soup.find(id="backlinks")
+    groups = heading.find_next_siblings("details")
+    assert len(groups) >= 2 and all(g.get("open") is None for g in groups)  # folded
+    labels = [g.summary.get_text(strip=True) for g in groups]
+    assert any(label.startswith("Glossary (") for label in labels) and any(label.startswith("Engines (") for label in labels)
+
+
+def test_every_link_to_an_entry_gets_a_card_that_names_the_entry(browser, base, site):
+    # A hand-written Markdown link on a learn page and a link in a related list: neither made by the linker.
+    soup = BeautifulSoup((site / "learn/request-flow/index.html").read_text(), "html.parser")
+    entry_links = [a for a in soup.select("article a[href]") if a["href"].startswith("../../glossary/")]
+    assert entry_links and all(a.get("data-atlas-id") for a in entry_links)
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page.goto(base + "/glossary/kv-cache/", wait_until="networkidle")
+    link = page.locator("#backlinks ~ details a[data-atlas-id]").first
+    page.locator("#backlinks ~ details summary").first.click()
+    link.hover()
+    card = page.locator("#atlas-card")
+    card.wait_for(state="visible")
+    title = link.get_attribute("data-atlas-title")
+    assert card.locator(".atlas-card__title").inner_text() == title
+    page.close()
