@@ -169,8 +169,11 @@ class Linker:
                 if ends is None:
                     ends = list(accumulate(map(len, parts)))  # ends[k]: where parts[k] ends in text
                 size, target = hit
+                start, end = ends[2 * i], ends[2 * (i + size) - 1]
+                if _inside_compound(text, start, end):
+                    continue  # 'inference' in tpu-inference, 'Metal' in vLLM-Metal: part of another name
                 after = i + size
-                yield Match(ends[2 * i], ends[2 * after - 1], target)
+                yield Match(start, end, target)
 
 
 class _Words:
@@ -188,6 +191,16 @@ class _Words:
 
 
 TOKEN_RE = re.compile(f"({WORD_RE.pattern})")
+
+
+def _inside_compound(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is joined to a word before or after it by a hyphen, an
+    underscore or a dot (a compound or a file name), rather than standing as a word."""
+    if start > 0 and text[start - 1] in "-_" and start >= 2 and text[start - 2].isalnum():
+        return True
+    if start >= 2 and text[start - 1] == "." and text[start - 2].isalnum():
+        return True
+    return end + 1 < len(text) and text[end] in "-_." and text[end + 1].isalnum()
 
 
 @lru_cache(maxsize=4096)

@@ -330,3 +330,12 @@ def test_pages_are_the_same_whether_bodies_are_read_once_or_twice():
     assert once.keys() == twice.keys()
     assert [p for p in once if once[p] != twice[p]] == []
     assert sum('"atlas_linked":true' in t for t in once.values()) > 200
+
+
+def test_no_link_inside_a_compound_or_a_file_name():
+    """tpu-inference is a project, vLLM-Metal a plugin, decode_x.py a file: a term inside
+    them is part of another name, so it stays unlinked; standing alone it is linked."""
+    linker = Linker([("inference", target("inference")), ("Metal", target("metal")), ("TPU", target("tpu")),
+                     ("decode", target("decode")), ("KV cache", target("kv-cache"))])
+    text = "tpu-inference on a TPU; vLLM-Metal uses Metal; decode_x.py and x.decode; the KV-cache and decode."
+    assert [text[m.start:m.end] for m in linker.find(text)] == ["TPU", "Metal", "KV-cache", "decode"]
