@@ -14,6 +14,7 @@ per weight read. Units: decimal GB (1e9 bytes), GB/s and TFLOPS as vendors quote
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 from .model import Atlas, Entry
@@ -111,16 +112,36 @@ def _check(name: str, value: float) -> float:
     return value
 
 
+def _norm(name: str) -> str:
+    return " ".join(re.split(r"[\s_-]+", name.casefold())).strip()
+
+
 def pick(atlas: Atlas, query: str, kind: str) -> Entry:
-    """An entry of `kind` by id, title or alias, or a CalcError with the closest names."""
-    q = query.strip().casefold()
+    """An entry of `kind` by the names people type: its id, title or an alias (case,
+    spaces, hyphens and underscores ignored), or the words of one of them ('H100 SXM' is
+    NVIDIA H100 SXM, '4090' the RTX 4090) when they point at one entry only. Otherwise a
+    CalcError naming the closest entries."""
+    q = _norm(query)
     pool = atlas.of_kind(kind)
-    for e in pool:
-        if q in {e.id, e.title.casefold(), *(a.casefold() for a in e.aliases)}:
+    named = [(e, _norm(n)) for e in pool for n in (e.id, e.title, *e.aliases)]
+    for e, n in named:
+        if n == q:
             return e
-    names = [e.id for e in pool]
-    close = difflib.get_close_matches(q, names, n=3, cutoff=0.5)
-    hint = f" — did you mean {', '.join(repr(c) for c in close)}?" if close else f"; known: {', '.join(names) or 'none yet'}"
+    words = set(q.split())
+    fits: dict[str, tuple[int, Entry]] = {}
+    for e, n in named:
+        tokens = n.split()
+        if words and words <= set(tokens):
+            fits[e.id] = min(fits.get(e.id, (len(tokens), e)), (len(tokens), e), key=lambda t: t[0])
+    if len(fits) == 1:
+        return next(iter(fits.values()))[1]
+    if fits:
+        ranked = sorted(fits.values(), key=lambda t: (t[0], t[1].title))
+        raise CalcError(f"'{query}' could be any of {', '.join(repr(e.title) for _, e in ranked[:6])}; name one of them")
+    by_name = {n: e for e, n in named}
+    close = difflib.get_close_matches(q, list(by_name), n=6, cutoff=0.5)
+    titles = list(dict.fromkeys(by_name[c].title for c in close))[:3]
+    hint = f" — did you mean {', '.join(repr(t) for t in titles)}?" if titles else f"; known: {', '.join(e.id for e in pool) or 'none yet'}"
     raise CalcError(f"unknown {kind} '{query}'{hint}")
 
 

@@ -269,6 +269,46 @@ def cmd_recommend(args) -> int:
     return EXIT_OK
 
 
+def cmd_compare(args) -> int:
+    """Two to four engines side by side: every support row, or only where they differ."""
+    from .calc import CalcError, pick
+    from .compare import compare
+
+    atlas = _load(args)
+    try:
+        engines = [pick(atlas, name, "engine") for name in args.engines]
+    except CalcError as exc:
+        print(f"atlas compare: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    if not 2 <= len({e.id for e in engines}) <= 4:
+        print("atlas compare: name two to four different engines", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    groups = compare(atlas, engines)
+    if args.diff:
+        groups = [dict(g, rows=[r for r in g["rows"] if r["differs"]]) for g in groups]
+    if args.json:
+        _print_json({"engines": [{"id": e.id, "title": e.title, "url": e.url} for e in engines], "groups": groups})
+        return EXIT_OK
+    width = max([len(r["title"]) for g in groups for r in g["rows"]] + [10])
+    cols = [max(len(e.title), 9) for e in engines]
+    print(" " * (width + 4) + "  ".join(_plain(e.title).ljust(w) for e, w in zip(engines, cols)))
+    for g in groups:
+        if not g["rows"]:
+            continue
+        print(f"\n{g['title']}")
+        for r in g["rows"]:
+            mark = "*" if r["differs"] else " "
+            print(f"{mark} {_plain(r['title']).ljust(width)}  " + "  ".join(
+                r["cells"][e.id]["status"].ljust(w) for e, w in zip(engines, cols)).rstrip())
+    print("\n* the engines differ here; 'unknown': the entry states nothing (not a 'no'). Sources: atlas compare --json")
+    return EXIT_OK
+
+
+def _plain(text: str) -> str:
+    """Text for a terminal: no control characters (escape sequences), whatever the data."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
+
+
 def cmd_fit(args) -> int:
     from .calc import CalcError, bits_for, device_spec, estimate, model_spec, pick
 
@@ -356,6 +396,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--answer", action="append", metavar="QUESTION=OPTION", help="answer a question (repeatable)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_recommend)
+
+    s = sub.add_parser("compare", help="two to four engines side by side, with where they differ")
+    s.add_argument("engines", nargs="+", help="engine ids, titles or aliases")
+    s.add_argument("--diff", action="store_true", help="only the rows where the engines differ")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_compare)
 
     s = sub.add_parser("fit", help="memory and speed ceilings of a model on devices")
     s.add_argument("model", help="model id, title or alias")

@@ -23,12 +23,14 @@ from .graph import (backlinks, degrees, importance, local_graph, mention_only, o
                     view_json)
 from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
 from .model import Atlas, Entry, Source
+from .compare import differences
 from .search_index import entries_json
 from .text import compact_json, esc, esc_html, relpath, render_markdown, split_code, strip_markup
 from .workers import fork_map
 
 KIND_TITLES = {"term": "Glossary", "engine": "Engines", "hardware": "Hardware", "model": "Models", "guide": "Decision guides"}
 SEARCH_BOOST = {"term": 3, "engine": 3, "hardware": 2, "model": 2, "guide": 2}
+STATUS_WORD = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via a plugin", "unknown": "not stated"}
 STATUS_SYMBOL = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via plugin"}
 SPEC_LABELS = {
     "memory_gb": ("Memory", "GB"), "memory_type": ("Memory type", ""), "bandwidth_gbs": ("Memory bandwidth", "GB/s"),
@@ -652,6 +654,7 @@ def _comparison_pages(atlas: Atlas, rank: dict[str, float]) -> dict[str, str]:
         ea, eb = atlas.entries[a], atlas.entries[b]
         disputes = [(ea, d) for d in ea.disputes] + [(eb, d) for d in eb.disputes]
         text = _env().get_template("pair.md.j2").render(page=page, a=ea, b=eb, summary=page.md(summary),
+                                                      differ=differences(atlas, [ea, eb]), status_word=STATUS_WORD,
                                                       groups=_groups(page, [ea, eb], keep_empty_engines=True),
                                                       disputes=disputes)
         text += sources_md(page, [atlas.sources[s] for s in page.sources])

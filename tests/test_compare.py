@@ -1,0 +1,108 @@
+"""Compare any engines: the matrix page as a compare view in real Chromium (pick engines,
+differences only, must-support filters, state in the URL, at 1366 px and on a 390 px
+phone), pair pages that lead with what differs, `atlas compare`, and device names as
+people type them."""
+
+import json
+import subprocess
+
+import pytest
+from bs4 import BeautifulSoup
+
+from conftest import BIN, REPO, serve
+
+WANT = ["vllm", "sglang", "tensorrt-llm"]
+
+
+@pytest.fixture(scope="module")
+def base(site):
+    with serve(site) as url:
+        yield url
+
+
+def _visible(page):
+    """Per visible table: the engine ids of its visible columns, and its visible rows' cell texts."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.atlas-matrix table'))
+      .filter(t => !t.closest('.atlas-matrix').hidden)
+      .map(t => ({cols: Array.from(t.tHead.rows[0].cells).slice(1).filter(c => !c.hidden)
+                        .map(c => c.querySelector('a').dataset.atlasId),
+                  rows: Array.from(t.tBodies[0].rows).filter(r => !r.hidden)
+                        .map(r => Array.from(r.cells).slice(1).filter(c => !c.hidden).map(c => c.textContent.trim()))}))""")
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_three_engines_side_by_side_showing_only_their_differences(browser, base, width):
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    page.goto(base + "/engines/compare/?engines=" + ",".join(WANT) + "&diff=1", wait_until="networkidle")
+    tables = _visible(page)
+    assert tables, "no table left"
+    for t in tables:
+        assert set(t["cols"]) <= set(WANT) and len(t["cols"]) >= 2
+        for cells in t["rows"]:
+            assert len(set(cells)) > 1, cells  # only rows where they differ
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # Every shown answer still links its source.
+    links = page.locator(".atlas-matrix td:not([hidden]) a.atlas-cell").all()
+    assert links and all("/sources/" in (a.get_attribute("href") or "") for a in links[:20])
+    page.close()
+
+
+def test_picking_engines_and_requirements_updates_the_view_and_the_url(browser, base):
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page.goto(base + "/engines/compare/", wait_until="networkidle")
+    for engine in ("vllm", "llama-cpp"):
+        page.locator(f".atlas-compare__engines input[value='{engine}']").check()
+    assert "engines=vllm%2Cllama-cpp" in page.url or "engines=vllm,llama-cpp" in page.url
+    assert {c for t in _visible(page) for c in t["cols"]} == {"vllm", "llama-cpp"}
+    page.locator(".atlas-compare__clear").click()
+    page.locator(".atlas-compare__need").select_option("gguf")
+    assert "need=gguf" in page.url
+    # Every engine left standing supports GGUF in some form.
+    gguf = page.evaluate("""() => { const out = {};
+      for (const t of document.querySelectorAll('.atlas-matrix table')) {
+        const ids = Array.from(t.tHead.rows[0].cells).map(c => (c.querySelector('a') || {dataset: {}}).dataset.atlasId);
+        for (const r of t.tBodies[0].rows) { if (r.cells[0].querySelector('a').dataset.atlasId !== 'gguf') continue;
+          Array.from(r.cells).forEach((c, i) => { if (i && !c.hidden) out[ids[i]] = c.textContent.trim(); }); } }
+      return out; }""")
+    assert gguf and all(v in ("yes", "partial", "plugin") for v in gguf.values()), gguf
+    page.close()
+
+
+def test_pair_pages_lead_with_what_differs(site):
+    soup = BeautifulSoup((site / "engines/compare/vllm-vs-sglang/index.html").read_text(), "html.parser")
+    first_h2 = soup.select_one("article h2")
+    assert first_h2.get("id") == "differ"
+    items = first_h2.find_next("ul").find_all("li")
+    assert items and all("vLLM" in li.get_text() and "SGLang" in li.get_text() for li in items)
+
+
+def test_atlas_compare_in_the_terminal(tmp_path):
+    r = subprocess.run([str(BIN / "atlas"), "compare", "vLLM", "sglang", "TensorRT-LLM", "--json"], capture_output=True,
+                       text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert [e["id"] for e in data["engines"]] == WANT
+    for group in data["groups"]:
+        for row in group["rows"]:
+            statuses = {c["status"] for c in row["cells"].values()}
+            assert row["differs"] == (len(statuses) > 1)
+            assert all(c["source"] for c in row["cells"].values() if c["status"] != "unknown")
+    r = subprocess.run([str(BIN / "atlas"), "compare", "vllm", "sglang", "--diff"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 0 and all(line.startswith(("*", " ", "\n")) or not line or line[0].isupper()
+                                     for line in r.stdout.splitlines())
+    r = subprocess.run([str(BIN / "atlas"), "compare", "vllm"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2
+
+
+@pytest.mark.parametrize("typed, device", [("H100 SXM", "nvidia-h100-sxm"), ("4090", "nvidia-rtx-4090"),
+                                           ("h100-sxm", "nvidia-h100-sxm"), ("RTX 5090", "nvidia-rtx-5090")])
+def test_devices_are_found_by_the_names_people_type(typed, device):
+    r = subprocess.run([str(BIN / "atlas"), "fit", "llama-3-1-8b", "--device", typed, "--json"], capture_output=True,
+                       text=True, cwd=REPO)
+    assert r.returncode == 0, r.stderr
+    assert json.dumps(json.loads(r.stdout)).count(device) >= 1
+
+
+def test_an_ambiguous_or_unknown_device_says_what_it_could_be():
+    r = subprocess.run([str(BIN / "atlas"), "fit", "llama-3-1-8b", "--device", "rtx 4900"], capture_output=True, text=True, cwd=REPO)
+    assert r.returncode == 2 and "did you mean" in r.stderr and "4090" in r.stderr
