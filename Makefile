@@ -20,6 +20,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet --disable-pip-version-check -e ".[test]"
 	rm -f $(VENV)/.installed-* && touch $@
 
+# PyTorch for the GPU suite's CPU test (bench/gpu, tests/test_gpu_suite.py). The exact pin
+# takes the CPU wheel that lies on this kind of machine's disk; a range would download a
+# CUDA build of several GB. Not a project dependency: only the tests need it.
+TORCH_STAMP = $(VENV)/.torch-2.13.0
+$(TORCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet --disable-pip-version-check torch==2.13.0
+	touch $@
+
 serve: $(STAMP)
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
@@ -36,7 +44,7 @@ browser:
 	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) $(NODE_STAMP) browser
+test: $(STAMP) $(TORCH_STAMP) $(NODE_STAMP) browser
 	$(BIN)/python -m pytest
 
 clean:
