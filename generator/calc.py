@@ -14,6 +14,7 @@ per weight read. Units: decimal GB (1e9 bytes), GB/s and TFLOPS as vendors quote
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from dataclasses import dataclass
 
@@ -169,15 +170,27 @@ class Estimate:
     total_gb: float
     memory_gb: float | None
     fits: bool | None
-    decode_tps: float | None  # per sequence, upper bound
+    decode_tps: float | None  # per sequence, upper bound; None where it cannot run on one device
     prefill_tps: float | None  # tokens per second, upper bound
+    devices_needed: int | None = None  # where it does not fit one device: how many, split by tensor parallelism
+    split_decode_tps: float | None = None  # the ceiling on that many devices, before any communication cost
+    offload_gb: float | None = None  # or: what would have to live in system memory instead
+    offload_decode_tps: float | None = None  # ... and the ceiling when those bytes are read from there each token
+    missing: tuple[str, ...] = ()  # figures the device entry lacks, in words
 
     def as_dict(self) -> dict:
-        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+        return {k: (round(v, 3) if isinstance(v, float) else list(v) if isinstance(v, tuple) else v)
+                for k, v in self.__dict__.items()}
+
+
+HOST_BANDWIDTH_GBS = 76.8
+"""System memory that offloaded weights are read from: two channels of DDR5-4800, 38.4 GB/s
+each by JEDEC's figures (glossary/terms/dram.yaml cites JESD79-5), a common desktop."""
 
 
 def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, sequences: int = 1,
-             kv_bits: float = 16, overhead: float = OVERHEAD_FRACTION, precision: str | None = None) -> Estimate:
+             kv_bits: float = 16, overhead: float = OVERHEAD_FRACTION, precision: str | None = None,
+             host_bandwidth_gbs: float = HOST_BANDWIDTH_GBS) -> Estimate:
     _check("bits", bits)
     _check("tokens", tokens)
     _check("sequences", sequences)
@@ -192,16 +205,38 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
     over = overhead * (weights + kv)
     total = weights + kv + over
     fits = decode = prefill = None
+    needed = split = offload = offload_tps = None
+    missing: list[str] = []
     if d is not None:
+        active = m.active_b * 1e9 * bits / 8
+        per_token = active + kv_token * tokens  # bytes one sequence's decode step reads
         if d.memory_gb:
             fits = total <= d.memory_gb * 1e9
+        else:
+            missing.append("memory size unknown: whether it fits cannot be said")
         if d.bandwidth_gbs:
-            active = m.active_b * 1e9 * bits / 8
-            decode = d.bandwidth_gbs * 1e9 / (active + kv_token * tokens)
+            decode = d.bandwidth_gbs * 1e9 / per_token
+        else:
+            missing.append("memory bandwidth unknown: no decode ceiling")
+        if fits is False:
+            # Split N ways (tensor parallelism), each device holds and reads 1/N: N times
+            # the bandwidth, before the all-reduce traffic between them takes its share.
+            needed = math.ceil(total / (d.memory_gb * 1e9))
+            # Or keep what fits and read the rest from system memory on every token.
+            offload = total - d.memory_gb * 1e9
+            if decode is not None:
+                split = decode * needed
+                offloaded = min(offload, weights) * (m.active_b / m.params_b)  # the active share of offloaded weights
+                offload_tps = 1 / ((per_token - offloaded) / (d.bandwidth_gbs * 1e9) + offloaded / (host_bandwidth_gbs * 1e9))
+            decode = None  # one device cannot hold it: no single-device figure
         if d.tflops:
             p = precision or next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in d.tflops), None)
             if p in d.tflops:
                 prefill = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9)
+        else:
+            missing.append("tensor throughput (TFLOPS) unknown: no prefill ceiling")
     return Estimate(model=m.id, device=d.id if d else "", bits=bits, weights_gb=weights / 1e9, kv_gb=kv / 1e9,
                     overhead_gb=over / 1e9, total_gb=total / 1e9, memory_gb=d.memory_gb if d else None,
-                    fits=fits, decode_tps=decode, prefill_tps=prefill)
+                    fits=fits, decode_tps=decode, prefill_tps=prefill, devices_needed=needed, split_decode_tps=split,
+                    offload_gb=offload / 1e9 if offload is not None else None, offload_decode_tps=offload_tps,
+                    missing=tuple(missing))

@@ -310,7 +310,7 @@ def _plain(text: str) -> str:
 
 
 def cmd_fit(args) -> int:
-    from .calc import CalcError, bits_for, device_spec, estimate, model_spec, pick
+    from .calc import HOST_BANDWIDTH_GBS, CalcError, bits_for, device_spec, estimate, model_spec, pick
 
     atlas = _load(args)
     try:
@@ -334,12 +334,27 @@ def cmd_fit(args) -> int:
         print(f"  weights {first.weights_gb:.1f} GB + KV cache {first.kv_gb:.1f} GB + overhead {first.overhead_gb:.1f} GB"
               f" = {first.total_gb:.1f} GB")
     print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12} {'prefill max':>13}")
+    notes: list[str] = []
     for d, e in rows:
-        mem = f"{e.memory_gb:g} GB" if e.memory_gb else "?"
-        fits = "?" if e.fits is None else ("yes" if e.fits else "no")
-        dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else "?"
-        pre = f"{e.prefill_tps:,.0f} tok/s" if e.prefill_tps else "?"
-        print(f"  {d.title[:34]:34} {mem:>8} {fits:>5} {dec:>12} {pre:>13}")
+        mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
+        fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x")
+        dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
+        pre = f"{e.prefill_tps:,.0f} tok/s" if e.prefill_tps else "-"
+        print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12} {pre:>13}")
+        if e.fits is False:
+            line = (f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB. Split over "
+                    f"{e.devices_needed} of them (tensor parallelism)")
+            if e.split_decode_tps:
+                line += (f", decode at most {e.split_decode_tps:,.0f} tok/s before the traffic between the cards "
+                         f"(NVLink carries it far faster than PCIe); or keep {e.memory_gb:g} GB on the card and offload "
+                         f"{e.offload_gb:.1f} GB to system memory (read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 "
+                         f"channels): at most {e.offload_decode_tps:,.1f} tok/s")
+            notes.append(line + ".")
+        for why in e.missing:
+            notes.append(f"  {_plain(d.title)}: {why}.")
+    if notes:
+        print()
+        print("\n".join(dict.fromkeys(notes)))
     print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS; real engines reach a fraction.")
     return EXIT_OK
 

@@ -19,6 +19,7 @@ import jinja2
 import networkx as nx
 
 from . import KIND_URLS
+from . import figures
 from .graph import (backlinks, degrees, importance, local_graph, mention_only, orphans, related, to_graphml, to_json,
                     view_json)
 from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
@@ -276,6 +277,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         if found is not None:  # where the body is: the template's only use of it
             at = text.index(_BODY_SLOT)
             text, body_span = text[:at] + body + text[at + 1:], (at, at + len(body))
+    text = figures.place(text, atlas, page, e)  # charts drawn from the entries' data, where this entry explains one
     # Sources last, after every citation above has been numbered; uncited ones follow.
     for s in e.sources:
         page.sources.setdefault(s, len(page.sources) + 1)
@@ -519,6 +521,7 @@ def _index_page(atlas: Atlas, kind: str, entries: list[Entry] | None = None) -> 
     page = Page(atlas, f"{KIND_URLS[kind]}/index.md")
     entries = atlas.of_kind(kind) if entries is None else entries
     text = _index_text(atlas, page, kind, entries, "../")  # index pages sit one level down
+    text += figures.index_figures(atlas, page, kind)  # the hardware index: the roofline, with its sources
     return front_matter(title=KIND_TITLES[kind], atlas_nolink=True, description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
 
 
@@ -677,7 +680,7 @@ def _comparison_pages(atlas: Atlas, rank: dict[str, float]) -> dict[str, str]:
 PER_DEVICE_EXCLUDED = ("cluster", "family")
 """Racks and product families: their figures are totals or ranges, not one device's."""
 
-FIT_LIMIT = 16
+FIT_LIMIT = 24
 """At most this many rows in a model's or device's fit table, so pages stay bounded."""
 
 
@@ -735,7 +738,8 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
         try:
             for _label, bits in fit.precisions:
                 est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
-                cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps})
+                cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps,
+                              "needed": est.devices_needed, "split": est.split_decode_tps})
         except CalcError:
             continue
         rows.append({"link": page.link(other.id), "cells": cells})
@@ -747,7 +751,7 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
 
 def calculator_data(atlas: Atlas) -> dict:
     """What the calculator page needs: model and device figures, and formats' bits."""
-    from .calc import OVERHEAD_FRACTION, device_spec, formats, model_spec
+    from .calc import HOST_BANDWIDTH_GBS, OVERHEAD_FRACTION, device_spec, model_spec
 
     models = []
     for e in atlas.of_kind("model"):
@@ -764,13 +768,40 @@ def calculator_data(atlas: Atlas) -> dict:
         if (d.memory_gb or d.bandwidth_gbs) and e.get("class") not in PER_DEVICE_EXCLUDED:
             devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
                             "tflops": d.tflops, "url": "../" + e.url.strip("/") + "/"})
-    seen, fmts = set(), []
-    for name, (bits, label, _src) in sorted(formats(atlas).items(), key=lambda kv: (-kv[1][0], kv[1][1])):
-        if label not in seen:
-            seen.add(label)
-            fmts.append({"label": label, "bits": bits})
-    return {"models": models, "devices": devices, "formats": fmts, "overhead": OVERHEAD_FRACTION,
+    return {"models": models, "devices": devices, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
+            "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
             "limits": {"tokens": [1, 10_000_000], "sequences": [1, 100_000], "bits": [1, 32], "kv_bits": [2, 32]}}
+
+
+def format_groups(atlas: Atlas) -> list[dict]:
+    """Weight formats for the calculator, one group per format family (the term that
+    defines it: GGUF, EXL2, NVFP4, ...), each option once (names compared without case),
+    with its bits per weight and a line saying what it is; families by bits, widest first."""
+    groups = []
+    for e in atlas.of_kind("term"):
+        options, seen = [], set()
+        if e.get("bits_per_weight"):
+            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short})
+            seen.add(e.title.casefold())
+        for var in e.get("variants") or ():
+            key = var["name"].casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            options.append({"id": re.sub(r"[^a-z0-9]+", "_", key).strip("_"), "label": var["name"],
+                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant"})
+        if options:
+            groups.append({"family": e.title, "options": sorted(options, key=lambda o: -o["bits"])})
+    labels: set[str] = set()
+    for g in sorted(groups, key=lambda g: -max(o["bits"] for o in g["options"])):
+        keep = []
+        for o in g["options"]:
+            key = re.sub(r"^gguf\s+", "", o["label"].casefold())  # "GGUF Q8_0" is Q8_0
+            if key not in labels:
+                labels.add(key)
+                keep.append(o)
+        g["options"] = keep
+    return [g for g in sorted(groups, key=lambda g: -max(o["bits"] for o in g["options"] or [{"bits": 0}])) if g["options"]]
 
 
 def _calculator_page(atlas: Atlas) -> str:

@@ -45,8 +45,11 @@ def test_llama_8b_fp16_on_h100_sxm():
 def test_moe_decode_reads_active_weights_but_memory_holds_all():
     e = estimate(DSV3, H100_SXM, bits=8, tokens=1)
     assert e.weights_gb == pytest.approx(671.0)
-    assert e.fits is False
-    assert e.decode_tps == pytest.approx(3350e9 / (37e9 + 70272), rel=1e-9)
+    assert e.fits is False and e.decode_tps is None  # no single-H100 figure: it cannot hold the model
+    # 671 GB + 10% = 738.1 GB needs ten 80 GB cards; split ten ways each reads a tenth of the
+    # 37 B active parameters per token: ten times one card's bound.
+    assert e.devices_needed == 10
+    assert e.split_decode_tps == pytest.approx(10 * 3350e9 / (37e9 + 70272), rel=1e-9)
 
 
 def test_dense_27b_nvfp4_on_a_273_gbs_device():
@@ -85,3 +88,19 @@ def test_published_kv_size_covers_attention_the_formulas_do_not():
     bare = ModelSpec(id="y", title="Y", params_b=1, active_b=1, layers=2, kv_heads=1, head_dim=64, attention="other")
     with pytest.raises(CalcError, match="needs kv_bytes_per_token"):
         bare.kv_bytes_per_token(16)
+
+
+def test_a_model_that_does_not_fit_gets_devices_needed_and_offload_not_a_decode_figure():
+    """Hand-worked, with a negligible KV cache: 10 B parameters at 8 bits = 10 GB of weights,
+    + 10% = 11 GB, on a 4 GB device of 100 GB/s needs ceil(11 / 4) = 3 devices; alone it
+    would read 10 GB per token (10 tok/s), on three 30 tok/s; offloading 7 GB to 50 GB/s
+    memory: 1 / (3 / 100 + 7 / 50) = 5.88 tok/s."""
+    m = ModelSpec(id="m", title="M", params_b=10, active_b=10, layers=1, kv_heads=None, head_dim=None, attention="other",
+                  kv_bytes_16=1e-9)
+    d = DeviceSpec(id="d", title="D", memory_gb=4, bandwidth_gbs=100, tflops={})
+    e = estimate(m, d, 8, 1, 1, host_bandwidth_gbs=50)
+    assert e.fits is False and e.devices_needed == 3 and e.decode_tps is None
+    assert round(e.total_gb, 6) == 11.0 and round(e.offload_gb, 6) == 7.0
+    assert round(e.split_decode_tps, 3) == 30.0
+    assert round(e.offload_decode_tps, 2) == round(1 / (3 / 100 + 7 / 50), 2)
+    assert "tensor throughput (TFLOPS) unknown: no prefill ceiling" in e.missing

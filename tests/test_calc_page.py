@@ -20,11 +20,11 @@ def test_page_numbers_match_the_python_calculator(served):
     expected = estimate(m, d, 4.85, 8192, 2)
     page = browser.new_page()
     page.goto(base + "/calculator/", wait_until="networkidle")
-    page.select_option("#calc-format", "4.85")
+    page.select_option("#calc-format", "q4_k_m")  # a variant of the FP16 term in this knowledge base
     page.fill("#calc-context", "8192")
     page.fill("#calc-seqs", "2")
     row = page.locator("tr[data-device='gpu-y']")
-    assert row.locator(".atlas-calc__fits").inner_text() == ("yes" if expected.fits else "no")
+    assert row.locator(".atlas-calc__fits").inner_text() == ("yes" if expected.fits else f"no: needs {expected.devices_needed}")
     assert row.locator(".atlas-calc__decode").inner_text() == f"{expected.decode_tps:,.0f} tok/s"
     assert f"Needs {expected.total_gb:,.1f} GB" in page.locator(".atlas-calc__summary").inner_text()
     # The state is in the URL: reloading it gives the same answer.
@@ -48,3 +48,41 @@ def test_bad_input_is_explained_in_the_page(served, field, value, message):
     assert message in page.locator(".atlas-calc__error").inner_text()
     assert page.locator(".atlas-calc__table tr").count() == 0
     page.close()
+
+
+def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser):
+    """Worked by hand from the entries' figures: Llama 3 70B (70.6 B parameters, 80 layers,
+    8 KV heads of 128) at Q4_K_M (4.8944 bits) with 4,096 tokens needs 43.19 + 1.34 GB, plus
+    10%: 48.99 GB, so three 24 GB RTX 4090s; each decodes at most 1,008 GB/s ÷ 44.53 GB =
+    22.6 tok/s alone, 67.9 on three; offloading 24.99 GB to 76.8 GB/s system memory gives
+    1 ÷ (19.54 ÷ 1,008 + 24.99 ÷ 76.8) = 2.9 tok/s."""
+    from conftest import serve
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        page.goto(base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1", wait_until="networkidle")
+        row = page.locator("tr[data-device='nvidia-rtx-4090']")
+        assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 3"
+        assert row.locator(".atlas-calc__decode").inner_text() == "68 tok/s on 3 (split)"
+        notes = page.locator(".atlas-calc__notes").inner_text()
+        assert "NVIDIA GeForce RTX 4090: needs 49.0 GB" in notes and "offload 25.0 GB" in notes and "at most 2.9 tok/s" in notes
+        assert "tok/s" not in row.locator(".atlas-calc__fits").inner_text()  # no decode figure that cannot happen
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.close()
+
+
+def test_the_calculator_opens_on_something_that_fits_common_hardware(site, browser):
+    from conftest import serve
+
+    with serve(site) as base:
+        page = browser.new_page()
+        page.goto(base + "/calculator/", wait_until="networkidle")
+        assert page.locator("#calc-model").input_value() == "llama-3-1-8b"
+        assert page.locator("#calc-format").input_value() == "q4_k_m"
+        assert page.locator("tr[data-device='nvidia-rtx-4090'] .atlas-calc__fits").inner_text() == "yes"
+        labels = page.locator("#calc-format option").all_inner_texts()
+        names = [t.split(" \u2014 ")[0].casefold() for t in labels]
+        assert len(names) == len(set(names))  # each format once
+        assert page.locator("#calc-format optgroup").count() >= 5  # grouped by family
+        assert "bits per weight" in page.locator(".atlas-calc__meaning").inner_text()
+        page.close()

@@ -19,17 +19,30 @@
     return 2 * layers * m.kv_heads * m.head_dim * b;
   }
 
-  function estimate(m, d, bits, tokens, seqs, kvBits, overhead) {
+  function estimate(m, d, bits, tokens, seqs, kvBits, overhead, hostGbs) {
     var weights = m.params_b * 1e9 * bits / 8;
     var kvTok = kvPerToken(m, kvBits);
     var kv = kvTok * tokens * seqs;
     var over = overhead * (weights + kv);
     var total = weights + kv + over;
     var out = { weights_gb: weights / 1e9, kv_gb: kv / 1e9, overhead_gb: over / 1e9, total_gb: total / 1e9,
-                fits: null, decode_tps: null, prefill_tps: null };
+                fits: null, decode_tps: null, prefill_tps: null, devices_needed: null, split_decode_tps: null,
+                offload_gb: null, offload_decode_tps: null };
     if (d) {
+      var perToken = m.active_b * 1e9 * bits / 8 + kvTok * tokens;
       if (d.memory_gb) out.fits = total <= d.memory_gb * 1e9;
-      if (d.bandwidth_gbs) out.decode_tps = d.bandwidth_gbs * 1e9 / (m.active_b * 1e9 * bits / 8 + kvTok * tokens);
+      if (d.bandwidth_gbs) out.decode_tps = d.bandwidth_gbs * 1e9 / perToken;
+      if (out.fits === false) {
+        out.devices_needed = Math.ceil(total / (d.memory_gb * 1e9));
+        var offload = total - d.memory_gb * 1e9;
+        out.offload_gb = offload / 1e9;
+        if (out.decode_tps !== null) {
+          out.split_decode_tps = out.decode_tps * out.devices_needed;
+          var off = Math.min(offload, weights) * (m.active_b / m.params_b);
+          out.offload_decode_tps = 1 / ((perToken - off) / (d.bandwidth_gbs * 1e9) + off / ((hostGbs || 76.8) * 1e9));
+        }
+        out.decode_tps = null;  // one device cannot hold it
+      }
       var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
       if (p) out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9);
     }
@@ -59,26 +72,42 @@
     var model = el("select", { id: "calc-model" });
     data.models.forEach(function (m) { model.appendChild(el("option", { value: m.id, text: m.title })); });
     var format = el("select", { id: "calc-format" });
-    data.formats.forEach(function (f) { format.appendChild(el("option", { value: String(f.bits), text: f.label + " (" + f.bits + " bits)" })); });
+    var bitsOf = {}, meaningOf = {};
+    data.formats.forEach(function (g) {
+      var group = el("optgroup", { label: g.family });
+      g.options.forEach(function (f) {
+        bitsOf[f.id] = f.bits;
+        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight, " + f.meaning;
+        group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
+      });
+      format.appendChild(group);
+    });
     format.appendChild(el("option", { value: "custom", text: "Other: bits per weight" }));
+    var meaning = el("p", { class: "atlas-calc__meaning" });
     var bits = el("input", { id: "calc-bits", type: "text", inputmode: "decimal", value: "16", size: "5" });
     var context = el("input", { id: "calc-context", type: "text", inputmode: "numeric", value: q.get("context") || "4096", size: "8" });
     var seqs = el("input", { id: "calc-seqs", type: "text", inputmode: "numeric", value: q.get("n") || "1", size: "6" });
     var kvBits = el("select", { id: "calc-kv" }, [el("option", { value: "16", text: "16-bit" }), el("option", { value: "8", text: "8-bit" }), el("option", { value: "4", text: "4-bit" })]);
-    if (q.get("model")) model.value = q.get("model");
-    if (q.get("format")) format.value = q.get("format");
+    var defaults = data["default"] || {};  // a model and format that fit common hardware
+    if (defaults.model && data.models.some(function (x) { return x.id === defaults.model; })) model.value = defaults.model;
+    if (defaults.format && defaults.format in bitsOf) format.value = defaults.format;
+    if (q.get("model") && data.models.some(function (x) { return x.id === q.get("model"); })) model.value = q.get("model");
+    if (q.get("format") && q.get("format") in bitsOf) format.value = q.get("format");
     if (q.get("bits")) { format.value = "custom"; bits.value = q.get("bits"); }
     var message = el("p", { class: "atlas-calc__error", role: "alert" });
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
     var table = el("table", { class: "atlas-calc__table" });
+    var notes = el("ul", { class: "atlas-calc__notes" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Model", model), field("Weight format", format), field("Bits per weight", bits),
-      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), message, summary, table);
+      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), meaning, message, summary,
+      el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 
     function update() {
       bits.disabled = format.value !== "custom";
-      if (format.value !== "custom") bits.value = format.value;
-      message.textContent = ""; summary.textContent = ""; table.replaceChildren();
+      if (format.value !== "custom") bits.value = String(bitsOf[format.value]);
+      meaning.textContent = format.value === "custom" ? "Any format: type its bits per weight, scales and zero points included." : meaningOf[format.value];
+      message.textContent = ""; summary.textContent = ""; table.replaceChildren(); notes.replaceChildren();
       try {
         var m = data.models.filter(function (x) { return x.id === model.value; })[0];
         if (!m) throw new Error("unknown model \u201c" + model.value + "\u201d: pick one from the list");
@@ -88,18 +117,34 @@
         if (!Number.isInteger(t) || !Number.isInteger(s)) throw new Error("tokens and sequences must be whole numbers");
         if (m.context_length && t > m.context_length) throw new Error(t.toLocaleString("en") + " tokens is more than " + m.title + "\u2019s context length of " + m.context_length.toLocaleString("en"));
         var kb = Number(kvBits.value);
-        var base = estimate(m, null, b, t, s, kb, data.overhead);
+        var host = data.host_bandwidth_gbs;
+        var base = estimate(m, null, b, t, s, kb, data.overhead, host);
         summary.textContent = "Needs " + fmt(base.total_gb, 1) + " GB: weights " + fmt(base.weights_gb, 1) + " GB + KV cache " + fmt(base.kv_gb, 1) + " GB + overhead " + fmt(base.overhead_gb, 1) + " GB.";
-        var head = el("tr", {}, ["Device", "Memory", "Fits", "Decode max (per sequence)", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
+        var head = el("tr", {}, ["Device", "Memory", "Fits?", "Decode max (per sequence)", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
         var body = el("tbody");
+        var said = {};
+        function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
         data.devices.slice().sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }).forEach(function (d) {
-          var e = estimate(m, d, b, t, s, kb, data.overhead);
+          var e = estimate(m, d, b, t, s, kb, data.overhead, host);
+          var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : "no: needs " + e.devices_needed);
+          var decodeText = e.decode_tps ? fmt(e.decode_tps, 0) + " tok/s"
+            : e.split_decode_tps ? fmt(e.split_decode_tps, 0) + " tok/s on " + e.devices_needed + " (split)"
+            : (d.bandwidth_gbs ? "\u2014" : "no bandwidth figure");
+          if (e.fits === false) {
+            note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than its " + d.memory_gb + " GB. Split over " + e.devices_needed +
+                 " of them (tensor parallelism)" + (e.split_decode_tps ? ", decode at most " + fmt(e.split_decode_tps, 0) +
+                 " tok/s before the traffic between them (NVLink carries it far faster than PCIe); or keep " + d.memory_gb +
+                 " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
+                 " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s." : "."));
+          }
+          if (!d.bandwidth_gbs) note(d.title + ": its entry has no memory-bandwidth figure yet, so there is no decode ceiling.");
+          if (!e.prefill_tps) note(d.title + ": its entry has no dense tensor throughput (TFLOPS) yet, so there is no prefill ceiling.");
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
-            el("td", {}, [el("a", { href: d.url, text: d.title })]),
-            el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "?" }),
-            el("td", { class: "atlas-calc__fits", text: e.fits === null ? "?" : (e.fits ? "yes" : "no") }),
-            el("td", { class: "atlas-calc__decode", text: e.decode_tps ? fmt(e.decode_tps, 0) + " tok/s" : "?" }),
-            el("td", { text: e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "?" })]));
+            el("th", { scope: "row" }, [el("a", { href: d.url, text: d.title })]),
+            el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "unknown" }),
+            el("td", { class: "atlas-calc__fits", text: fitsText }),
+            el("td", { class: "atlas-calc__decode", text: decodeText }),
+            el("td", { text: e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "no TFLOPS figure" })]));
         });
         table.append(el("thead", {}, [head]), body);
         var url = new URL(location.href);
