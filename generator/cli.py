@@ -218,7 +218,14 @@ def cmd_recommend(args) -> int:
         state = walk(guide, answers)
         while state.leaf is None:
             q = qs[state.question]
-            if args.json or not sys.stdin.isatty():
+            if args.json:  # a script asked: the question it must answer next, as data (exit 1: not finished)
+                _print_json({"guide": guide.id, "status": "question", "answered": [
+                    {"question": st.question, "option": st.option} for st in state.steps],
+                    "question": {"id": state.question, "text": q["text"], "help": q.get("help", ""),
+                                 "options": [{"id": o["id"], "label": o["label"]} for o in q["options"]]},
+                    "answer_with": f"--answer {state.question}=OPTION"})
+                return EXIT_FINDINGS
+            if not sys.stdin.isatty():
                 opts = ", ".join(f"{o['id']} ({o['label']})" for o in q["options"])
                 print(f"question '{state.question}' needs an answer: {q['text']}\n  --answer {state.question}=OPTION, OPTION one of: {opts}", file=sys.stderr)
                 return EXIT_BAD_INPUT

@@ -35,7 +35,7 @@ def questions(guide: Entry) -> Mapping[str, Any]:
 
 def option(guide: Entry, qid: str, oid: str) -> Mapping[str, Any]:
     for opt in questions(guide)[qid]["options"]:
-        if opt["id"] == oid:
+        if opt["id"] == oid or oid in (opt.get("former_ids") or ()):  # a renamed option keeps old links working
             return opt
     raise GuideError(f"question '{qid}' has no option '{oid}'; options: {', '.join(o['id'] for o in questions(guide)[qid]['options'])}")
 
@@ -102,6 +102,8 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
         opts = []
         for o in q["options"]:
             item: dict[str, Any] = {"id": o["id"], "label": o["label"]}
+            if o.get("former_ids"):
+                item["former_ids"] = list(o["former_ids"])
             if "next" in o:
                 item["next"] = o["next"]
             if o.get("note"):

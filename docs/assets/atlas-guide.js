@@ -26,13 +26,15 @@
     var steps = [], qid = guide.start;
     for (var i = 0; i < answers.length && qid; i++) {
       var q = guide.questions[qid];
-      var opt = q.options.filter(function (o) { return o.id === answers[i]; })[0];
-      if (!opt) break;  // a stale or edited URL: stop at the last valid answer
+      var opt = q.options.filter(function (o) {
+        return o.id === answers[i] || (o.former_ids || []).indexOf(answers[i]) >= 0;  // renamed options keep old links
+      })[0];
+      if (!opt) return { steps: steps, leaf: null, qid: qid, stale: answers[i] };  // stop at the last valid answer, and say so
       steps.push({ qid: qid, q: q, opt: opt });
-      if (opt.recommend) return { steps: steps, leaf: opt, qid: null };
+      if (opt.recommend) return { steps: steps, leaf: opt, qid: null, stale: i + 1 < answers.length ? answers[i + 1] : null };
       qid = opt.next;
     }
-    return { steps: steps, leaf: null, qid: qid };
+    return { steps: steps, leaf: null, qid: qid, stale: null };
   }
 
   function citeList(guide, ids) {
@@ -52,6 +54,13 @@
     var state = follow(guide, answers);
     var valid = state.steps.map(function (s) { return s.opt.id; });
     root.replaceChildren();
+    if (state.stale) {
+      // A shared link whose answers no longer exist (an option renamed or removed, a typo):
+      // say where the walk stopped instead of silently showing something else.
+      root.appendChild(el("p", { class: "atlas-guide__notice", role: "status",
+        text: "This link's answer \u201c" + state.stale + "\u201d does not exist in the guide any more, so the walk stopped after " +
+              state.steps.length + (state.steps.length === 1 ? " answer" : " answers") + ". Choose again below." }));
+    }
     var heading;
     if (state.leaf) {
       heading = el("h3", { class: "atlas-guide__title", tabindex: "-1", text: "Our answer" });
