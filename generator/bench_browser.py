@@ -90,6 +90,8 @@ def graph_session(browser, base: str, find: str) -> dict:
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     for _ in range(3):
         frame_after(lambda: page.mouse.wheel(0, -300))
+    if page.locator(".atlas-graph__filters").count() and not page.evaluate("document.querySelector('.atlas-graph__filters').open"):
+        page.locator(".atlas-graph__filters summary").click()  # the filters are folded away by default
     frame_after(lambda: page.locator(".atlas-graph__filter input[data-key='k']").first.uncheck())
     frame_after(lambda: page.locator(".atlas-graph__filter input[data-key='k']").first.check())
     frame_after(lambda: page.locator(".atlas-graph__search").fill(find))

@@ -608,7 +608,7 @@ def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
     # write entry pages.
     one = lambda path, make: lambda: {path: make()}  # noqa: E731
     jobs = [one("graph/graph.json", lambda: to_json(g)), one("graph/graph.graphml", lambda: to_graphml(g)),
-            one("graph/graph-view.json", lambda: view_json(g, rank)),
+            one("graph/graph-view.json", lambda: view_json(g, rank, atlas)),
             partial(_glossary_pages, atlas), partial(_category_pages, atlas), partial(_source_pages, atlas),
             partial(_redirects, atlas), one("graph/index.md", graph_page), one("calculator.md", partial(_calculator_page, atlas)),
             partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas)),

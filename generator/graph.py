@@ -361,13 +361,21 @@ def mention_only(g: nx.MultiDiGraph) -> list[str]:
     return sorted(n for n, r in rels.items() if r == {"mentions"})
 
 
-def view_json(g: nx.MultiDiGraph, rank: dict[str, float] | None = None) -> str:
-    """Compact data for the graph page: positions and sizes are computed here, at build time."""
+def view_json(g: nx.MultiDiGraph, rank: dict[str, float] | None = None, atlas=None) -> str:
+    """Compact data for the graph page: positions and sizes are computed here, at build time.
+    With `atlas`, each node carries its aliases (find and path accept them: "H100") and the
+    relations their human labels (the filters and the path read "is bottlenecked by", not
+    `bottlenecked_by`)."""
     rank = rank if rank is not None else importance(g)
     pos = layout(g, rank)
     top = max(rank.values(), default=1) or 1
+    aliases = {e.id: list(e.aliases) for e in atlas.entries.values()} if atlas is not None else {}
     nodes = [{"id": n, "t": d["title"], "k": d["kind"], "c": d["category"], "u": d["url"], "s": d["short"],
-              "x": pos[n][0], "y": pos[n][1], "r": round(3 + 9 * (rank[n] / top) ** 0.5, 2)}
+              "x": pos[n][0], "y": pos[n][1], "r": round(3 + 9 * (rank[n] / top) ** 0.5, 2),
+              **({"a": aliases[n]} if aliases.get(n) else {})}
              for n, d in sorted(g._node.items())]
     edges = [[u, v, k] for u, nbrs in sorted(g._succ.items()) for v, keys in sorted(nbrs.items()) for k in sorted(keys)]
-    return compact_json({"nodes": nodes, "edges": edges}) + "\n"
+    labels = {"mentions": ["mentions", "is mentioned by"]}
+    if atlas is not None:
+        labels.update({r.name: [r.label, r.inverse] for r in atlas.relation_types.values()})
+    return compact_json({"nodes": nodes, "edges": edges, "labels": labels}) + "\n"

@@ -25,7 +25,12 @@
     var kinds = uniq(data.nodes.map(function (n) { return n.k; }));
     var cats = uniq(data.nodes.map(function (n) { return n.c; }));
     var rels = uniq(data.edges.map(function (e) { return e[2]; }));
-    var on = { k: set(kinds), c: set(cats), r: set(rels) };
+    var LABELS = data.labels || {};
+    function relLabel(r, forward) { var l = LABELS[r]; return l ? l[forward === false ? 1 : 0] : r.replace(/_/g, " "); }
+    // The default view shows the typed relations only: mentions found in prose are most of
+    // the edges and turn the picture into a hairball; one tick brings them back.
+    var on = { k: set(kinds), c: set(cats), r: set(rels.filter(function (r) { return r !== "mentions"; })) };
+    var KIND_NAMES = { term: "Term", engine: "Engine", hardware: "Hardware", model: "Model", guide: "Guide" };
     var view = { x: 0, y: 0, z: 1 }, focus = null, hover = null, path = [];
 
     var canvas = el("canvas", { class: "atlas-graph__canvas", tabindex: "0", "aria-label": "Concept graph. Use the search box to find an entry; links to every entry are on the glossary page." });
@@ -33,16 +38,27 @@
     var search = el("input", { type: "search", class: "atlas-graph__search", placeholder: "Find an entry…", list: "atlas-graph-names", "aria-label": "Find an entry in the graph" });
     var names = el("datalist", { id: "atlas-graph-names" });
     data.nodes.forEach(function (n) { names.appendChild(el("option", { value: n.t })); });
-    var controls = el("div", { class: "atlas-graph__controls" }, [search, names,
-      filter("Kinds", "k", kinds), filter("Categories", "c", cats), filter("Relations", "r", rels)]);
-    root.replaceChildren(controls, el("div", { class: "atlas-graph__stage" }, [canvas, tip]));
+    data.nodes.forEach(function (n) { (n.a || []).forEach(function (a) { names.appendChild(el("option", { value: a, label: n.t })); }); });
+    var legend = el("ul", { class: "atlas-graph__legend", "aria-label": "Colours by kind of entry" });
+    kinds.forEach(function (k) {
+      legend.appendChild(el("li", {}, [el("span", { class: "atlas-graph__swatch", style: "background:" + (COLOURS[k] || "#555") }),
+                                       document.createTextNode(KIND_NAMES[k] || k)]));
+    });
+    legend.appendChild(el("li", { class: "atlas-graph__legend-note", text: "Larger circles: more central entries. Lines: typed relations (tick \u201cmentions\u201d under Filters for links found in prose)." }));
+    var filters = el("details", { class: "atlas-graph__filters" }, [el("summary", { text: "Filters: kinds, categories, relations" }),
+      filter("Kinds", "k", kinds, function (v) { return KIND_NAMES[v] || v; }),
+      filter("Categories", "c", cats, function (v) { return v; }),
+      filter("Relations", "r", rels, function (v) { return relLabel(v); })]);
+    var controls = el("div", { class: "atlas-graph__controls" }, [search, names, filters]);
+    root.replaceChildren(controls, legend, el("div", { class: "atlas-graph__stage" }, [canvas, tip]));
 
-    function filter(title, key, values) {
+    function filter(title, key, values, name) {
       var box = el("fieldset", { class: "atlas-graph__filter" }, [el("legend", { text: title })]);
       values.forEach(function (v) {
-        var input = el("input", { type: "checkbox", checked: "", "data-key": key, value: v });
+        var input = el("input", { type: "checkbox", "data-key": key, value: v });
+        input.checked = on[key].has(v);
         input.addEventListener("change", function () { if (input.checked) on[key].add(v); else on[key].delete(v); draw(); });
-        box.appendChild(el("label", {}, [input, document.createTextNode(" " + v)]));
+        box.appendChild(el("label", {}, [input, document.createTextNode(" " + name(v))]));
       });
       return box;
     }
@@ -110,7 +126,17 @@
       ctx.globalAlpha = 1;
       ctx.font = "12px sans-serif"; ctx.textAlign = "center";
       ctx.fillStyle = dark ? "#eee" : "#222";
-      labels.forEach(function (n) { ctx.fillText(n.t, sx(n), sy(n) - radius(n) - 3); });
+      // Labels most central first, each only where it overlaps none already drawn: no pile-up.
+      var placed = [];
+      labels.sort(function (a, b) { return (b.id === focus || b.id === hover) - (a.id === focus || a.id === hover) || b.r - a.r; });
+      labels.forEach(function (n) {
+        var w = ctx.measureText(n.t).width, x = sx(n) - w / 2, y = sy(n) - radius(n) - 15;
+        var box = [x - 2, y - 1, x + w + 2, y + 14];
+        var clash = placed.some(function (p) { return box[0] < p[2] && box[2] > p[0] && box[1] < p[3] && box[3] > p[1]; });
+        if (clash && n.id !== focus && n.id !== hover) return;
+        placed.push(box);
+        ctx.fillText(n.t, sx(n), sy(n) - radius(n) - 3);
+      });
       // For the scale benchmark and the tests: how many frames, and the last one's cost.
       root.dataset.frames = String(++frames);
       root.dataset.frameMs = (performance.now() - t0).toFixed(1);
@@ -169,8 +195,10 @@
 
     function findNode(text) {
       var q = text.trim().toLowerCase();
-      return data.nodes.filter(function (n) { return n.t.toLowerCase() === q || n.id === q; })[0] ||
-             data.nodes.filter(function (n) { return n.t.toLowerCase().indexOf(q) === 0; })[0] || null;
+      function named(n) { return [n.t].concat(n.a || []).map(function (x) { return x.toLowerCase(); }); }
+      return data.nodes.filter(function (n) { return n.id === q || named(n).indexOf(q) >= 0; })[0] ||
+             data.nodes.filter(function (n) { return named(n).some(function (x) { return x.indexOf(q) === 0; }); })
+               .sort(function (a, b) { return b.r - a.r; })[0] || null;
     }
     search.addEventListener("input", function () {
       var n = search.value ? findNode(search.value) : null;
@@ -193,19 +221,27 @@
         var a = findNode(from.value), b = findNode(to.value);
         out.replaceChildren();
         if (!a || !b) { out.appendChild(el("li", { text: "Type two entry names from the list." })); return; }
-        var prev = {}; prev[a.id] = null; var queue = [a.id];
-        while (queue.length && !(b.id in prev)) {
-          var cur = queue.shift();
-          adj[cur].forEach(function (x) { if (!(x[0] in prev)) { prev[x[0]] = [cur, x[1], x[2]]; queue.push(x[0]); } });
+        // The shortest path over typed relations; mentions in prose only where no typed path exists.
+        function bfs(typedOnly) {
+          var prev = {}; prev[a.id] = null; var queue = [a.id];
+          while (queue.length && !(b.id in prev)) {
+            var cur = queue.shift();
+            adj[cur].forEach(function (x) {
+              if (typedOnly && x[1] === "mentions") return;
+              if (!(x[0] in prev)) { prev[x[0]] = [cur, x[1], x[2]]; queue.push(x[0]); }
+            });
+          }
+          return prev;
         }
+        var prev = bfs(true);
+        if (!(b.id in prev)) prev = bfs(false);
         if (!(b.id in prev)) { out.appendChild(el("li", { text: "No path between them." })); path = []; draw(); return; }
         var ids = [b.id], steps = [];
         while (prev[ids[0]]) { steps.unshift(prev[ids[0]]); ids.unshift(prev[ids[0]][0]); }
         path = ids;
         out.appendChild(el("li", {}, [link(byId[ids[0]])]));
         steps.forEach(function (s, i) {
-          var rel = s[1].replace(/_/g, " ");
-          out.appendChild(el("li", {}, [document.createTextNode((s[2] ? rel + " \u2192 " : "\u2190 " + rel + " \u2014 ")), link(byId[ids[i + 1]])]));
+          out.appendChild(el("li", {}, [document.createTextNode(relLabel(s[1], s[2]) + " "), link(byId[ids[i + 1]])]));
         });
         draw();
       });
