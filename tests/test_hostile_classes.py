@@ -284,11 +284,11 @@ def test_in_chromium_no_injected_script_runs_on_hover_tooltip_or_search(tmp_path
         # Material's search: results show titles and tags of entries whose names carry the payload.
         page.goto(base + "/", wait_until="networkidle")
         page.locator(".md-search__input").click()
-        page.locator(".md-search__input").fill("decode")
-        # Material builds its index in a worker: slow on a loaded machine, so a generous wait
-        # (a guard against a hang, not a speed check). Its results and ours must both show.
+        # Material builds its index in a worker and drops a query typed before it is ready:
+        # wait for it (a guard against a hang, not a speed check), then type as a reader does.
         page.wait_for_function("() => { const m = document.querySelector('.md-search-result__meta');"
                                " return m && !/Initializing/i.test(m.textContent); }", timeout=120_000)
+        page.locator(".md-search__input").press_sequentially("decode", delay=20)
         page.wait_for_selector(".md-search-result__list:not(.atlas-search) .md-search-result__item", timeout=120_000)
         page.wait_for_selector(".atlas-search .md-search-result__item", timeout=120_000)
         for item in page.locator(".md-search-result__item").all()[:10]:
