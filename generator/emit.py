@@ -281,7 +281,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
     # Sources last, after every citation above has been numbered; uncited ones follow.
     for s in e.sources:
         page.sources.setdefault(s, len(page.sources) + 1)
-    text += sources_md(page, [atlas.sources[s] for s in page.sources])
+    text += sources_md(page, [atlas.sources[s] for s in page.sources], fenced=NO_LINKS_BELOW not in text)
     linked = {}
     if linker is not None and NO_LINKS_BELOW in text:
         # Mentions are marked here, in the emit workers, rather than linked in the HTML
@@ -343,12 +343,14 @@ def _backlinks_md(page: Page, ids: list[str]) -> str:
     return "\n".join(parts) + more
 
 
-def sources_md(page: Page, sources: list[Source]) -> str:
+def sources_md(page: Page, sources: list[Source], fenced: bool = True) -> str:
     """The numbered source list that ends an entry or comparison page; each item carries the
-    anchor its citations point at."""
+    anchor its citations point at. `fenced`: preceded by the marker below which terms are
+    not linked (a source's title is the name of another thing, not a mention); an entry
+    page has the marker already."""
     items = "".join(f"[{n}] {source_line(s)}. [About this source]({page.to(f'sources/{s.id}.md')})\n"
                     f"{{: #src-{s.id} .atlas-source }}\n\n" for n, s in enumerate(sources, 1))
-    return "## Sources { #sources data-search-exclude }\n\n" + items
+    return (NO_LINKS_BELOW + "\n\n" if fenced else "") + "## Sources { #sources data-search-exclude }\n\n" + items
 
 
 def _data_attr(value: Any) -> str:

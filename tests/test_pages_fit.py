@@ -67,3 +67,14 @@ def test_every_link_to_an_entry_gets_a_card_that_names_the_entry(browser, base, 
     title = link.get_attribute("data-atlas-title")
     assert card.locator(".atlas-card__title").inner_text() == title
     page.close()
+
+
+def test_no_term_is_linked_inside_a_source_title(site):
+    """A source's title names another thing ("vLLM documentation, Disaggregated Prefilling"):
+    the linker leaves Sources lists alone on every page, entry, pair and learn pages alike."""
+    items = 0
+    for page in site.rglob("*.html"):
+        for item in BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser").select(".atlas-source"):
+            items += 1
+            assert not item.select("a.atlas-term"), (page, item.get_text()[:80])
+    assert items > 1000
