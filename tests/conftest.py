@@ -54,9 +54,14 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync"]
+from generator.bench_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (one list of flags for tests and benchmark)
+
+
+@pytest.fixture(scope="session")
+def base(site: Path):
+    """The real site served on a loopback port, once per test session."""
+    with serve(site) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")

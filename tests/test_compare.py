@@ -9,15 +9,9 @@ import subprocess
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import BIN, REPO, serve
+from conftest import BIN, REPO
 
 WANT = ["vllm", "sglang", "tensorrt-llm"]
-
-
-@pytest.fixture(scope="module")
-def base(site):
-    with serve(site) as url:
-        yield url
 
 
 def _visible(page):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO, serve
+from conftest import REPO
 from generator import figures
 from generator.pipeline import build
 
@@ -181,12 +181,6 @@ MEASURE = """() => {
   }
   return out;
 }"""
-
-
-@pytest.fixture(scope="module")
-def base(site):
-    with serve(site) as url:
-        yield url
 
 
 @pytest.mark.parametrize("width", [1366, 390])

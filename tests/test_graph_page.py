@@ -4,13 +4,6 @@ phone layout."""
 
 import pytest
 
-from conftest import serve
-
-
-@pytest.fixture(scope="module")
-def base(site):
-    with serve(site) as url:
-        yield url
 
 
 @pytest.mark.parametrize("width", [1366, 390])

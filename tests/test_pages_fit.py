@@ -5,16 +5,9 @@
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import serve
 
 PAGES = ["/", "/glossary/kv-cache/", "/engines/vllm/", "/hardware/nvidia-h100-sxm/", "/hardware/", "/models/",
          "/guides/choose-an-engine/", "/learn/request-flow/", "/engines/compare/", "/calculator/"]
-
-
-@pytest.fixture(scope="module")
-def base(site):
-    with serve(site) as url:
-        yield url
 
 
 @pytest.mark.parametrize("path", PAGES)
