@@ -83,7 +83,9 @@ def cmd_check(args) -> int:
     from .pipeline import author_findings, mentions
 
     root = Path(args.root) if args.root else find_root()
-    found = author_findings(root, atlas, build_graph(atlas, mentions(atlas)))
+    from .validate import stale_findings
+
+    found = author_findings(root, atlas, build_graph(atlas, mentions(atlas))) + stale_findings(atlas, root)
     errors = [f for f in found if f.severity == "error"]
     warnings = [f for f in found if f.severity != "error"]
     if errors:

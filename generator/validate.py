@@ -623,3 +623,44 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
     for found in fork_map(check, docs, here=True, meanwhile=across):  # each document on its own: any core
         out += found
     return sorted(set(out))
+
+
+STALE_AFTER_MONTHS = 6
+DATED_KINDS = ("engine", "hardware", "model")
+
+
+def stale_findings(atlas: Any, root: Any, today: Any = None) -> list[Finding]:
+    """Warnings for engine, hardware and model entries whose facts were last checked more
+    than six months before `today` (or carry no `checked` date): specs and support cells
+    age, and a reader should see which pages are due for a look. Warnings, not errors,
+    because an old date is a reminder, not a broken build."""
+    import calendar
+    import datetime as dt
+    from pathlib import Path
+
+    today = today or dt.date.today()
+    year, month = divmod(today.year * 12 + today.month - 1 - STALE_AFTER_MONTHS, 12)
+    limit = dt.date(year, month + 1, min(today.day, calendar.monthrange(year, month + 1)[1]))
+    out = []
+    for e in atlas.entries.values():
+        if e.kind not in DATED_KINDS:
+            continue
+        checked = e.get("checked")
+        if not checked:
+            out.append(Finding(e.path, 1, 1, f"'{e.id}' has no 'checked' date; add checked: YYYY-MM-DD once its "
+                                              f"facts are checked against their sources", severity="warning"))
+            continue
+        try:
+            when = dt.date.fromisoformat(str(checked))
+        except ValueError:
+            continue  # the schema reports a malformed date
+        if when < limit:
+            try:
+                text = (Path(root) / e.path).read_text(encoding="utf-8")
+                line = next((i for i, l in enumerate(text.splitlines(), 1) if l.startswith("checked:")), 1)
+            except OSError:
+                line = 1
+            out.append(Finding(e.path, line, 10, f"'{e.id}' was last checked on {when.isoformat()}, more than "
+                                                 f"{STALE_AFTER_MONTHS} months ago; check its facts against the "
+                                                 f"sources and update 'checked'", severity="warning"))
+    return sorted(out)
