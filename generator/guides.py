@@ -94,6 +94,24 @@ def calculator_query(calc: Mapping[str, Any]) -> str:
     return "?" + urlencode([(q, calc[k]) for k, q in keys if k in calc])
 
 
+def _advice(items, used: set[str]) -> list[dict]:
+    out = [{"text": a["text"], "sources": list(a["sources"])} for a in items]
+    for a in out:
+        used.update(a["sources"])
+    return out
+
+
+def _disputes(items, used: set[str]) -> list[dict]:
+    """Each claim with every side and that side's own sources: a reader sees who says what."""
+    out = []
+    for d in items:
+        positions = [{"says": p["says"], "sources": list(p["sources"])} for p in d["positions"]]
+        for p in positions:
+            used.update(p["sources"])
+        out.append({"claim": d["claim"], "positions": positions, "verdict": d.get("verdict", "")})
+    return out
+
+
 def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "") -> dict:
     """Everything the walk-through needs, with links made relative by `page_href(id)`."""
     used: set[str] = set(guide.sources)
@@ -108,6 +126,10 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
                 item["next"] = o["next"]
             if o.get("note"):
                 item["note"] = o["note"]
+            if o.get("disputes"):
+                item["disputes"] = _disputes(o["disputes"], used)
+            if o.get("advice"):
+                item["advice"] = _advice(o["advice"], used)
             item["sources"] = list(o.get("sources", ()))
             used.update(item["sources"])
             if o.get("calculator"):
@@ -121,6 +143,8 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
                                               "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"])})
             opts.append(item)
         qs[qid] = {"text": q["text"], "help": q.get("help", ""), "options": opts}
+        if q.get("advice"):
+            qs[qid]["advice"] = _advice(q["advice"], used)
     sources = {sid: {"title": atlas.sources[sid].title, "url": atlas.sources[sid].url or "",
                      "publisher": atlas.sources[sid].publisher} for sid in sorted(used)}
     return {"id": guide.id, "title": guide.title, "start": guide.get("start"), "questions": qs, "sources": sources,

@@ -50,6 +50,14 @@
     return span;
   }
 
+  function adviceBox(guide, title, items) {
+    var list = el("ul", { class: "atlas-guide__advice" });
+    items.forEach(function (a) {
+      list.appendChild(el("li", {}, [el("span", { text: a.text + " " }), citeList(guide, a.sources)]));
+    });
+    return el("div", { class: "admonition tip" }, [el("p", { class: "admonition-title", text: title }), list]);
+  }
+
   function render(root, guide, answers) {
     var state = follow(guide, answers);
     var valid = state.steps.map(function (s) { return s.opt.id; });
@@ -97,6 +105,17 @@
       root.append(heading, recs);
       if (state.leaf.note) root.appendChild(el("div", { class: "admonition warning" }, [
         el("p", { class: "admonition-title", text: "Sources disagree" }), el("p", { text: state.leaf.note })]));
+      // Each disagreement with every side and that side's own sources, where the choice is made.
+      (state.leaf.disputes || []).forEach(function (d) {
+        var sides = el("ul", { class: "atlas-guide__sides" });
+        d.positions.forEach(function (p) {
+          sides.appendChild(el("li", {}, [el("span", { text: p.says + " " }), citeList(guide, p.sources)]));
+        });
+        root.appendChild(el("div", { class: "admonition warning atlas-guide__dispute" }, [
+          el("p", { class: "admonition-title", text: "Sources disagree: " + d.claim }), sides,
+          d.verdict ? el("p", {}, [el("strong", { text: "Our reading: " }), document.createTextNode(d.verdict)]) : null]));
+      });
+      if (state.leaf.advice) root.appendChild(adviceBox(guide, "Before you act on this", state.leaf.advice));
       root.append(el("h4", { text: "Why this answer" }), why);
       if (alts.childNodes.length) root.append(el("h4", { text: "Alternatives worth a look" }), alts);
       root.appendChild(el("p", { class: "atlas-guide__share" }, [
@@ -107,6 +126,7 @@
       root.appendChild(el("p", { class: "atlas-guide__progress", text: "Question " + (state.steps.length + 1) }));
       root.appendChild(heading);
       if (q.help) root.appendChild(el("p", { class: "atlas-guide__help", text: q.help }));
+      if (q.advice) root.appendChild(adviceBox(guide, "Weigh this while you answer", q.advice));
       var list = el("div", { class: "atlas-guide__options", role: "group", "aria-label": q.text });
       q.options.forEach(function (o) {
         var b = el("button", { type: "button", class: "md-button atlas-guide__option", "data-option": o.id, text: o.label });
