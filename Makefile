@@ -1,5 +1,5 @@
 # Inference Atlas — every command sets up what it needs on a fresh machine.
-#   make serve   build and serve the site at http://127.0.0.1:8000 (rebuilds on edits)
+#   make serve   build and serve the site at http://127.0.0.1:8000 (an edited entry shows in about a second)
 #   make test    run the whole test suite (unit, site build, browser, Lighthouse budgets)
 VENV   ?= .venv
 PYTHON ?= python3
@@ -28,8 +28,10 @@ $(TORCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet --disable-pip-version-check torch==2.13.0
 	touch $@
 
+# `atlas serve` (generator/serve.py) re-renders only the pages an edit changes; the output
+# is what `make build` writes, byte for byte (tests/test_serve.py).
 serve: $(STAMP)
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	$(BIN)/atlas serve --host 127.0.0.1 --port 8000
 
 build: $(STAMP)
 	$(BIN)/mkdocs build

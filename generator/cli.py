@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import posixpath
 import sys
 from pathlib import Path
@@ -385,6 +386,19 @@ def cmd_markdown(args) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args) -> int:
+    import logging
+
+    from .serve import serve
+
+    os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
+    logging.basicConfig(level=logging.INFO, format="%(levelname)-7s -  %(message)s")
+    logging.getLogger("watchdog").setLevel(logging.WARNING)
+    root = Path(args.root) if args.root else find_root()
+    serve(root, host=args.host, port=args.port, site_dir=Path(args.site_dir) if args.site_dir else None)
+    return EXIT_OK
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="atlas", description="Inference Atlas: check, query and export the knowledge base.")
     p.add_argument("--root", help="repository root (default: the nearest folder upwards that holds glossary/)")
@@ -442,6 +456,12 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("markdown", help="write the generated Markdown and data files to a folder (for other site generators)")
     s.add_argument("output")
     s.set_defaults(func=cmd_markdown)
+
+    s = sub.add_parser("serve", help="serve the site and rebuild only what an edit changes (make serve)")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8000)
+    s.add_argument("--site-dir", help="where to write the site (default: a temporary folder)")
+    s.set_defaults(func=cmd_serve)
     return p
 
 

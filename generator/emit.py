@@ -578,48 +578,64 @@ def _redirects(atlas: Atlas) -> dict[str, str]:
     return out
 
 
-def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
-         found: dict[str, list[tuple[int, int, str]]] | None = None) -> dict[str, str]:
-    """Every generated file, keyed by its path inside the docs tree. With `linker`, entry
-    pages come with their terms marked for linking (front matter `atlas_linked: true`;
-    see link.resolve_marks); without, they are left to the HTML linker. `found`: each
-    body's mentions, from the graph stage (pipeline.scan_bodies), so that bodies are not
-    searched twice."""
-    files: dict[str, str] = {}
-    rank = importance(g)
-    top = max(rank.values(), default=1) or 1
-    fit = _FitPairs.of(atlas)  # the same columns and rows on every fit table of the build
-    # Once, not per neighbour of every local graph: best connected first, then by title.
-    nodes = g._node
-    order = {n: (-d, nodes[n]["title"].casefold()) for n, d in degrees(g).items()}
+class Emitter:
+    """What every generated file of one build shares (the entries' ranks, the fit tables'
+    rows and columns, the local graphs' order), worked out once; then any one entry page
+    (`entry_page`, which `atlas serve` writes first after an edit) or every file (`files`).
+    `linker`: entry pages come with their terms marked for linking (front matter
+    `atlas_linked: true`; see link.resolve_marks); without, they are left to the HTML
+    linker. `found`: each body's mentions, from the graph stage (pipeline.scan_bodies), so
+    that bodies are not searched twice."""
 
-    def entry_page(e: Entry) -> str:
+    def __init__(self, atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
+                 found: dict[str, list[tuple[int, int, str]]] | None = None):
+        self.atlas, self.g, self.linker, self.found = atlas, g, linker, found
+        self.rank = importance(g)
+        self.top = max(self.rank.values(), default=1) or 1
+        self.fit = _FitPairs.of(atlas)  # the same columns and rows on every fit table of the build
+        # Once, not per neighbour of every local graph: best connected first, then by title.
+        nodes = g._node
+        self.order = {n: (-d, nodes[n]["title"].casefold()) for n, d in degrees(g).items()}
+
+    def entry_page(self, e: Entry) -> str:
         # Where several entries match a search equally well, the more central one (by
         # PageRank over the concept graph) comes first: KV cache before KV-cache-aware routing.
-        boost = round(SEARCH_BOOST[e.kind] * (1 + (rank.get(e.id, 0) / top) ** 0.5), 2)
-        return _entry_page(atlas, g, e, boost, fit, order, linker, found.get(e.id) if found is not None else None)
+        boost = round(SEARCH_BOOST[e.kind] * (1 + (self.rank.get(e.id, 0) / self.top) ** 0.5), 2)
+        found = self.found.get(e.id) if self.found is not None else None
+        return _entry_page(self.atlas, self.g, e, boost, self.fit, self.order, self.linker, found)
 
-    def graph_page() -> str:
+    def graph_page(self) -> str:
+        atlas, g = self.atlas, self.g
         page = Page(atlas, "graph/index.md")
         return front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.") + \
             _env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g),
                                                       mention_only=mention_only(g), counts=_relation_counts(g))
 
-    # Every job on any core, each returning {path: text}: the graph exports and the index
-    # pages first (the longest jobs), so that one worker writes them while the others
-    # write entry pages.
-    one = lambda path, make: lambda: {path: make()}  # noqa: E731
-    jobs = [one("graph/graph.json", lambda: to_json(g)), one("graph/graph.graphml", lambda: to_graphml(g)),
-            one("graph/graph-view.json", lambda: view_json(g, rank, atlas)),
-            partial(_glossary_pages, atlas), partial(_category_pages, atlas), partial(_source_pages, atlas),
-            partial(_redirects, atlas), one("graph/index.md", graph_page), one("calculator.md", partial(_calculator_page, atlas)),
-            partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas)),
-            one("search/entries.json", partial(entries_json, atlas, rank))]
-    jobs += [one(f"{KIND_URLS[kind]}/index.md", partial(_index_page, atlas, kind)) for kind in KIND_TITLES if kind != "term"]
-    jobs += [one(e.src_path, partial(entry_page, e)) for e in atlas.entries.values()]
-    for made in fork_map(lambda job: job(), jobs, here=True):
-        files.update(made)
-    return dict(sorted(files.items()))
+    def files(self) -> dict[str, str]:
+        """Every generated file, keyed by its path inside the docs tree."""
+        atlas, g, rank = self.atlas, self.g, self.rank
+        files: dict[str, str] = {}
+        # Every job on any core, each returning {path: text}: the graph exports and the index
+        # pages first (the longest jobs), so that one worker writes them while the others
+        # write entry pages.
+        one = lambda path, make: lambda: {path: make()}  # noqa: E731
+        jobs = [one("graph/graph.json", lambda: to_json(g)), one("graph/graph.graphml", lambda: to_graphml(g)),
+                one("graph/graph-view.json", lambda: view_json(g, rank, atlas)),
+                partial(_glossary_pages, atlas), partial(_category_pages, atlas), partial(_source_pages, atlas),
+                partial(_redirects, atlas), one("graph/index.md", self.graph_page), one("calculator.md", partial(_calculator_page, atlas)),
+                partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas)),
+                one("search/entries.json", partial(entries_json, atlas, rank))]
+        jobs += [one(f"{KIND_URLS[kind]}/index.md", partial(_index_page, atlas, kind)) for kind in KIND_TITLES if kind != "term"]
+        jobs += [one(e.src_path, partial(self.entry_page, e)) for e in atlas.entries.values()]
+        for made in fork_map(lambda job: job(), jobs, here=True):
+            files.update(made)
+        return dict(sorted(files.items()))
+
+
+def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,
+         found: dict[str, list[tuple[int, int, str]]] | None = None) -> dict[str, str]:
+    """Every generated file, keyed by its path inside the docs tree (see Emitter)."""
+    return Emitter(atlas, g, linker, found).files()
 
 
 CELL_GROUPS = (("features", "Features"), ("backends", "Hardware backends"), ("formats", "Weight formats"), ("api", "API surface"))

@@ -316,9 +316,12 @@ def layout(g: nx.MultiDiGraph, rank: dict[str, float] | None = None) -> dict[str
         return {}
     n = g.number_of_nodes()
     if n <= SPRING_LAYOUT_LIMIT:
+        shape = (tuple(sorted(g.nodes)), tuple(sorted((u, v) for u, v, _ in g.edges(keys=True))))
+        if _last_layout and _last_layout[0] == shape:  # an edit that moved no edge (`atlas serve`): 0.3 s saved
+            return _last_layout[1]
         simple = nx.Graph()
-        simple.add_nodes_from(sorted(g.nodes))
-        simple.add_edges_from(sorted((u, v) for u, v, _ in g.edges(keys=True)))
+        simple.add_nodes_from(shape[0])
+        simple.add_edges_from(shape[1])
         pos = {k: (float(v[0]), float(v[1])) for k, v in nx.spring_layout(simple, seed=7, iterations=80, k=2.2 / n ** 0.5).items()}
     else:
         # Categories on a ring, each a sunflower of its members, most important at the centre.
@@ -342,7 +345,15 @@ def layout(g: nx.MultiDiGraph, rank: dict[str, float] | None = None) -> dict[str
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
     sx = 1000 / ((x1 - x0) or 1)
     sy = 1000 / ((y1 - y0) or 1)
-    return {node: (round((p[0] - x0) * sx, 1), round((p[1] - y0) * sy, 1)) for node, p in sorted(pos.items())}
+    out = {node: (round((p[0] - x0) * sx, 1), round((p[1] - y0) * sy, 1)) for node, p in sorted(pos.items())}
+    if n <= SPRING_LAYOUT_LIMIT:
+        _last_layout[:] = [shape, out]
+    return out
+
+
+_last_layout: list = []
+"""The last force layout and the graph shape it was made for: the same shape gives the
+same positions, so a rebuild after an edit that moves no edge reuses them."""
 
 
 def orphans(g: nx.MultiDiGraph) -> list[str]:

@@ -66,6 +66,8 @@ _END = ""  # the key under which a trie node keeps the names that end there (no 
 
 class Linker:
     def __init__(self, names: Iterable[tuple[str, Target]]):
+        names = tuple(names)
+        self.names = names  # what every link it makes depends on: a changed name changes links anywhere
         # Names by their case-folded words; each with the words that must match exactly
         # (position, spelling), worked out once here rather than at every candidate.
         index: dict[tuple[str, ...], list[tuple[tuple[tuple[int, str], ...], Target]]] = {}

@@ -266,6 +266,22 @@ def read_file(file: Path, root: Path, kind: str, rel: str | None = None,
     return parse(data, rel, kind)
 
 
+def _read_kept(memo, root: Path, file: Path, kind: str, rel: str, link: bool | None):
+    """read_file, parsing only files whose bytes differ from the last time (under `atlas serve`)."""
+    try:
+        if link or file.stat().st_size > MAX_FILE_BYTES:
+            return read_file(file, root, kind, rel, link)
+        data = file.read_bytes()
+    except OSError:
+        return read_file(file, root, kind, rel, link)
+    kept = memo.parsed.get((rel, kind))
+    if kept is not None and kept[0] == data:
+        return kept[1]
+    memo.fresh.add(rel)
+    made = memo.parsed[(rel, kind)] = (data, read_file(file, root, kind, rel, link))
+    return made[1]
+
+
 def entry_files(root: Path) -> list[tuple[Path, str, str, bool | None]]:
     """Every file the knowledge base consists of, with its kind, its path relative to the
     root (with forward slashes) and whether it is a symlink (None: not looked at), in a
@@ -294,8 +310,10 @@ def _listed(root: Path, folder: str) -> list[tuple[Path, str, bool]]:
     return [(base / name, f"{folder}/{name}", link) for name, link in sorted(found)]
 
 
-def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
-    """Load every file under glossary/ and graph/. Collects all problems; never raises."""
+def load_tree(root: Path, memo=None) -> tuple[list[Document], list[Finding]]:
+    """Load every file under glossary/ and graph/. Collects all problems; never raises.
+    `memo` (pipeline.Memo, under `atlas serve`): a file whose bytes have not changed since
+    the last load is not parsed again, and memo.fresh names those that were."""
     from .workers import fork_map
 
     root = Path(root)
@@ -309,7 +327,10 @@ def load_tree(root: Path) -> tuple[list[Document], list[Finding]]:
             findings.append(Finding(rel, 1, 1, f"unexpected file '{file.name}'; entries are '<id>.yaml' files"))
             continue
         yaml_files.append((file, kind, rel, link))
-    for doc, problems in fork_map(lambda f: read_file(f[0], root, f[1], f[2], f[3]), yaml_files, here=True):  # any core, same order
+    read = (lambda f: read_file(f[0], root, f[1], f[2], f[3])) if memo is None else (lambda f: _read_kept(memo, root, *f))
+    if memo is not None:
+        memo.fresh = set()
+    for doc, problems in fork_map(read, yaml_files, here=True):  # any core, same order
         findings += problems
         if doc is not None:
             docs.append(doc)

@@ -8,6 +8,7 @@ a folder for generators that do not run MkDocs plugins).
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import jinja2
@@ -25,6 +26,7 @@ from .link import Linker, add_cards, link_html, resolve_marks
 from .pipeline import build
 
 log = logging.getLogger("mkdocs.plugins.atlas")
+_LINKED_ID = re.compile(r'data-atlas-id="([^"]+)"')
 
 
 class AtlasConfig(Config):
@@ -41,6 +43,12 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.prebuilt: dict[str, tuple[str, list]] = {}
         self.nav, self.n_workers, self.search = None, 1, None
         self.defer_links = False  # in a page worker: pages are linked after their batch renders
+        # What `atlas serve` (generator/serve.py) keeps of a build to re-render single pages:
+        self.memo = None  # pipeline.Memo: the generator's parsed files and scanned bodies
+        self.files, self.site_nav, self.env = None, None, None
+        self.searched: dict[str, list] = {}  # each page's entries in Material's search index
+        self.links: dict[str, set[str]] = {}  # the entries each page links (under serve)
+        self._indexed = 0
 
     def _root(self, config) -> Path:
         return Path(self.config.root or Path(config.config_file_path).parent).resolve()
@@ -54,7 +62,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         # errors stops the build here, and nothing is written.
         timing.reset()
         try:
-            self.atlas, self.generated, self.linker = build(self._root(config))
+            self.atlas, self.generated, self.linker = build(self._root(config), self.memo)
         except AtlasError as exc:
             raise PluginError(exc.report()) from None
         return config
@@ -65,12 +73,13 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
             if existing is not None:
                 raise PluginError(f"docs/{path} is written by hand but the generator also produces it; remove one of them")
             files.append(File.generated(config, path, content=text))
+        self.files = files
         return files
 
     def on_nav(self, nav, config, files):
         """Render the generated pages on every core before MkDocs reads them one by one
         (see generator/parallel.py); the results are put in place page by page below."""
-        self.prerendered, self.n_workers = {}, 1
+        self.prerendered, self.n_workers, self.site_nav = {}, 1, nav
         n = workers.count(self.config.workers)
         pages = [f.page for f in (files.get_file_from_path(p) for p in self.generated) if f is not None and f.page is not None]
         if n < 2 or len(pages) < parallel.MIN_PAGES:
@@ -88,7 +97,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         """Every page is read and rendered: build the themed HTML of the generated pages on
         every core too. MkDocs then renders an empty template for them, and on_post_page
         hands it the worker's HTML to write."""
-        self.prebuilt = {}
+        self.prebuilt, self.env, self.searched, self._indexed = {}, env, {}, 0
         if not self.prerendered:
             return env
         env.loader = jinja2.ChoiceLoader([env.loader, jinja2.DictLoader({parallel.PREBUILT: ""})])
@@ -157,6 +166,13 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         rendered = self.prerendered.get(page.file.src_uri)
         if rendered is not None and rendered.search is not None:
             self.search.search_index.entries.extend(rendered.search)
+        if self.memo is not None:
+            self.links[page.file.src_uri] = set(_LINKED_ID.findall(page.content or ""))
+        search = parallel.search_plugin(config)
+        if search is not None:  # this page's entries: the last ones added
+            entries = search.search_index.entries
+            self.searched[page.file.src_uri] = entries[self._indexed:]
+            self._indexed = len(entries)
         return context
 
     def on_post_build(self, config):

@@ -1,0 +1,161 @@
+"""`atlas serve` rebuilds page by page after an edit, and what it writes is what a clean
+build of the same sources writes, byte for byte.
+
+A copy of the real knowledge base is built once in memory (generator.serve.Site), then
+edited the ways an author edits it: a body, a mention of another entry, a handwritten
+page, a short (shown on every link's hover card), a title, a new entry, a deleted entry,
+an edit that breaks validation and its fix. After every step the page a reader would open
+shows the change; at the end the whole site is compared with `mkdocs build --strict` of
+the edited sources.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN, copy_repo, mkdocs_build
+
+EPOCH = "1764000000"  # the sitemap's dates and its gzip header: the same in both builds
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{path.name} no longer contains {old!r}; pick another edit"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def _page(site: Path, url: str) -> str:
+    return (site / url / "index.html").read_text(encoding="utf-8")
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """A copy of the real knowledge base and its site, built once by generator.serve.Site."""
+    from generator.serve import Site
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("SOURCE_DATE_EPOCH", EPOCH)
+    root = copy_repo(tmp_path_factory.mktemp("serve") / "repo")
+    site = Site(root, root.parent / "site")
+    assert site.full()
+    yield root, site
+    mp.undo()
+
+
+def test_edits_show_and_the_site_equals_a_clean_build(served, tmp_path):
+    root, site = served
+    out = site.site_dir
+    terms = root / "glossary" / "terms"
+
+    # A body: the entry's page shows it, and nothing else needed rendering.
+    _edit(terms / "kv-cache.yaml", "body: |\n", "body: |\n  Serve test sentence one.\n")
+    assert site.update()
+    assert "Serve test sentence one." in _page(out, "glossary/kv-cache")
+    assert site.rendered == 1
+
+    # A mention of another entry: that entry's page now lists it under "Referenced by".
+    assert "glossary/kv-cache/" not in _page(out, "glossary/tokenizer").split("Referenced by")[-1]
+    _edit(terms / "kv-cache.yaml", "Serve test sentence one.", "Serve test sentence one, about the tokenizer.")
+    assert site.update()
+    assert "../kv-cache/" in _page(out, "glossary/tokenizer").split("Referenced by")[-1]
+
+    # A handwritten page.
+    _edit(root / "docs" / "learn" / "quantization.md", "\n\n", "\n\nServe test paragraph.\n\n")
+    assert site.update()
+    assert "Serve test paragraph." in _page(out, "learn/quantization")
+
+    # A short: every link to the entry carries it on its hover card, handwritten pages too.
+    _edit(terms / "prefill.yaml", "short: >-\n  ", "short: >-\n  Serve test short. ")
+    assert site.update()
+    assert 'data-atlas-short="Serve test short.' in _page(out, "learn/request-flow")
+    assert 1 < site.rendered < 300
+
+    # A new entry: its page, and the glossary lists it.
+    (terms / "serve-test-term.yaml").write_text(
+        "title: Serve test term\nshort: A term that exists only in this test.\ncategory: runtime\n"
+        "body: |\n  It is part of [[prefill]] for the test [@vllm-readme].\nrelations:\n  part_of: [prefill]\nsources: [vllm-readme]\n",
+        encoding="utf-8")
+    assert site.update()
+    assert "A term that exists only in this test." in _page(out, "glossary/serve-test-term")
+    assert "serve-test-term/" in (out / "search" / "search_index.json").read_text(encoding="utf-8")
+
+    # An edit that breaks validation: reported, and the last good site stays.
+    before = _page(out, "glossary/serve-test-term")
+    _edit(terms / "serve-test-term.yaml", "[prefill]", "[no-such-entry]")
+    assert not site.update()
+    assert _page(out, "glossary/serve-test-term") == before
+    _edit(terms / "serve-test-term.yaml", "[no-such-entry]", "[prefill]")
+    assert site.update()
+
+    # A title: links anywhere may change, so every page is rendered again.
+    _edit(terms / "serve-test-term.yaml", "title: Serve test term", "title: Serve test concept")
+    assert site.update()
+    assert "<h1" in _page(out, "glossary/serve-test-term") and "Serve test concept" in _page(out, "glossary/serve-test-term")
+
+    # A deleted entry: its page goes.
+    (terms / "serve-test-term.yaml").unlink()
+    assert site.update()
+    assert not (out / "glossary" / "serve-test-term").exists()
+
+    # The same sources built from scratch: every file the same, none missing, none extra.
+    clean = tmp_path / "clean"
+    result = mkdocs_build(root, clean)
+    assert result.returncode == 0, result.stderr[-3000:]
+    got, want = _files(out), _files(clean)
+    assert sorted(got.keys() - want.keys()) == [] and sorted(want.keys() - got.keys()) == []
+    assert [p for p in sorted(want) if got[p] != want[p]] == []
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=30) as r:
+        return r.read().decode("utf-8")
+
+
+def test_atlas_serve_shows_an_edited_entry(tmp_path):
+    """The command `make serve` runs: the edited entry's page, fetched over HTTP, shows the
+    edit, and a browser on the page is told to reload."""
+    root = copy_repo(tmp_path / "repo")
+    port = _free_port()
+    proc = subprocess.Popen([str(BIN / "atlas"), "--root", str(root), "serve", "--port", str(port),
+                             "--site-dir", str(tmp_path / "site")], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/glossary/decode/"
+    try:
+        deadline = time.monotonic() + 300  # against a hang only: the first build takes what it takes
+        while True:
+            assert proc.poll() is None, proc.stdout.read()[-3000:]
+            try:
+                first = _get(url)
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the site was never served"
+                time.sleep(0.2)
+        assert "livereload" in first  # the page listens for reloads
+        _edit(root / "glossary" / "terms" / "decode.yaml", "body: |\n", "body: |\n  Served edit marker.\n")
+        deadline = time.monotonic() + 120
+        while "Served edit marker." not in _get(url):
+            assert time.monotonic() < deadline, "the edit never reached the served page"
+            time.sleep(0.1)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
