@@ -140,7 +140,8 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
                     e = atlas.entries[r["entry"]]
                     used.update(r["sources"])
                     item["recommend"].append({"id": e.id, "title": e.title, "href": page_href(e.id), "short": e.short,
-                                              "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"])})
+                                              "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"]),
+                                              "setting": r.get("setting", "")})
             opts.append(item)
         qs[qid] = {"text": q["text"], "help": q.get("help", ""), "options": opts}
         if q.get("advice"):

@@ -76,6 +76,7 @@
       state.leaf.recommend.forEach(function (r) {
         recs.appendChild(el("div", { class: "atlas-guide__rec" }, [
           el("p", {}, [el("a", { href: r.href, class: "atlas-guide__rec-title", text: r.title }),
+                       r.setting ? el("strong", { class: "atlas-guide__setting", text: " " + r.setting }) : null,
                        r.when ? el("span", { class: "atlas-guide__when", text: " \u2014 " + r.when }) : null]),
           el("p", { text: r.why }),
           citeList(guide, r.sources)
