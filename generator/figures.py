@@ -19,13 +19,15 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterable
 
-from .calc import CalcError, model_spec
+from . import diagrams
+from .calc import CalcError, device_spec, estimate, formats, model_spec
 from .link import NO_LINKS_BELOW
 from .model import Atlas, Entry
 from .text import esc
 
 ROOFLINE_TERMS = ("memory-bandwidth", "arithmetic-intensity", "roofline-model")
 KV_TERMS = ("kv-cache",)
+DECODE_TERMS = ("memory-bound", "tokens-per-second")
 EXCLUDED_CLASSES = ("cluster", "family")
 """Racks and product families: their figures are totals or ranges, not one device's."""
 
@@ -277,6 +279,112 @@ def kv_md(atlas: Atlas, page, highlight: str | None = None, level: int = 2) -> s
             "|---|---|---:|---:|---:|\n" + "".join(rows) + "\n")
 
 
+# --- decode ceiling per device ---------------------------------------------------------
+
+DECODE_MODEL, DECODE_FORMAT, DECODE_TOKENS = "llama-3-1-8b", "q4_k_m", 4096
+"""The calculator's opening example: one 8B model in the 4-bit format most local users run,
+at a 4,096-token context, one sequence."""
+
+
+def decode_devices(atlas: Atlas, model: str = DECODE_MODEL, fmt: str = DECODE_FORMAT,
+                   tokens: int = DECODE_TOKENS) -> tuple[dict, list[dict]]:
+    """Every single device with a memory bandwidth, and the model's batch-1 decode ceiling on
+    it (calc.estimate: bandwidth / bytes one token reads), or why there is none."""
+    m = atlas.entries.get(model)
+    table = formats(atlas)
+    if m is None or fmt not in table:
+        return {}, []
+    spec = model_spec(m)
+    bits, label, bits_source = table[fmt]
+    out = []
+    for e in atlas.of_kind("hardware"):
+        bw = _fact(e, "bandwidth_gbs")
+        if not bw or bw["value"] <= 0 or e.get("class") in EXCLUDED_CLASSES:
+            continue
+        est = estimate(spec, device_spec(e), bits, min(tokens, spec.context_length or tokens))
+        mem = _fact(e, "memory_gb")
+        out.append({"entry": e, "bandwidth_gbs": float(bw["value"]), "bw_source": bw["source"],
+                    "memory_gb": float(mem["value"]) if mem else None, "mem_source": mem["source"] if mem else None,
+                    "fits": est.fits, "tps": est.decode_tps, "gb": est.total_gb})
+    out.sort(key=lambda d: (d["tps"] is None, -(d["tps"] or 0), d["entry"].title))
+    params = _fact(m, "params_total_b")
+    what = {"model": m, "label": label, "bits": bits, "tokens": tokens, "bits_source": bits_source,
+            "params_source": params["source"] if params else None,
+            "read_gb": spec.active_b * bits / 8 + spec.kv_bytes_per_token(16) * tokens / 1e9}
+    return what, out
+
+
+def _decode_canvas(w: int, what: dict, devices: list[dict]) -> diagrams.Canvas:
+    c = diagrams.Canvas(w)
+    narrow = w < diagrams.WIDE
+    top = max(d["tps"] or 0 for d in devices) or 1
+    name_w = 0 if narrow else 200
+    x0, x1 = 4 + name_w, w - (70 if not narrow else 64)
+    row = 26 if not narrow else 40
+    y = 8
+    c.text(x0, y + 10, "tokens per second, one sequence →", "small", "start")
+    y += 22
+    for d in devices:
+        name = _short(d["entry"])
+        by = y + (18 if narrow else 0)
+        if narrow:
+            c.text(4, y + 13, name, "small", "start")
+        else:
+            c.text(x0 - 8, y + 15, name, "small", "end")
+        if d["tps"] is not None:
+            bw = max(2.0, (x1 - x0) * d["tps"] / top)
+            c.rect(x0, by + 2, bw, 18, "tok--p", 2)
+            c.text(x0 + bw + 6, by + 16, f"{d['tps']:,.0f}", "small", "start")
+        else:
+            why = f"does not fit in {d['memory_gb']:g} GB" if d["fits"] is False and d["memory_gb"] else "no figure"
+            c.rect(x0, by + 2, 18, 18, "free", 2)
+            c.text(x0 + 24, by + 16, why, "small", "start")
+        y += row
+    return c
+
+
+def decode_md(atlas: Atlas, page, level: int | None = 2) -> str:
+    """A bar per device: the batch-1 decode ceiling of one model in one format, with the table
+    of its numbers and their citations. Drawn twice like the diagrams (wide and narrow)."""
+    what, devices = decode_devices(atlas)
+    if not devices:
+        return ""
+    m = what["model"]
+    title = f"Decode ceiling of {m.title} at {what['label']} on every device"
+    names = "; ".join(f"{d['entry'].title} {d['tps']:,.0f} tokens per second" if d["tps"] is not None else
+                      f"{d['entry'].title} does not fit" for d in devices)
+    alt = (f"Bar chart: {title}, one sequence at a {what['tokens']:,}-token context, tokens per second: {names}. "
+           "The table below gives the figures.")
+    svg = (_decode_canvas(diagrams.WIDE, what, devices).svg(alt, "atlas-dg__wide")
+           + _decode_canvas(diagrams.NARROW, what, devices).svg(alt, "atlas-dg__narrow"))
+    caption = (f"<strong>{esc(title)}.</strong> Tokens per second for one sequence = memory bandwidth ÷ bytes read per "
+               f"token ({what['read_gb']:,.1f} GB: {what['bits']:g}-bit weights plus a {what['tokens']:,}-token KV cache). "
+               "A ceiling, not a measurement; drawn at build time from the entries.")
+    fig = (f'<figure class="atlas-dg atlas-dg--chart" id="fig-decode-ceiling-chart" data-chart="decode-ceiling" markdown="0">'
+           f"{svg}<figcaption>{caption}</figcaption></figure>")
+    rows = "".join(
+        f"| {page.link(d['entry'].id)} | {d['bandwidth_gbs']:,g}{page.cite(d['bw_source'])} | "
+        + (f"{d['memory_gb']:,g}{page.cite(d['mem_source'])}" if d["memory_gb"] else "unknown") + " | "
+        + (f"{d['tps']:,.0f}" if d["tps"] is not None else
+           f"does not fit ({d['gb']:,.1f} GB needed)" if d["fits"] is False else "—") + " |\n"
+        for d in devices)
+    head = (f"{'#' * level} Decode ceiling per device {{ #fig-decode-ceiling data-search-exclude }}\n\n" if level else "")
+    cite = page.cite(what["params_source"]) if what["params_source"] else ""
+    return (head + fig + "\n\n"
+            f"{page.link(m.id)} ({_n(float(m.get('specs')['params_total_b']['value']))} billion parameters{cite}) at "
+            f"{esc(what['label'])}, {what['bits']:g} bits per weight{page.cite(what['bits_source'])}, "
+            f"batch 1, {what['tokens']:,} tokens of context: the same estimate as the "
+            f"[calculator]({page.to('calculator.md')}). Real engines reach a fraction of it.\n"
+            "{: .atlas-note }\n\n"
+            "| Device | Memory bandwidth (GB/s) | Memory (GB) | Decode ceiling (tokens/s) |\n"
+            "|---|---:|---:|---:|\n" + rows + "\n")
+
+
+CHARTS = {"decode-ceiling": lambda atlas, page: decode_md(atlas, page, level=None),
+          "roofline": lambda atlas, page: roofline_md(atlas, page, level=3)}
+"""Data-drawn charts a handwritten page may ask for with `<!-- atlas:figure NAME -->`."""
+
+
 def _attention(value: str | None) -> str:
     from .emit import VALUE_LABELS
 
@@ -286,14 +394,18 @@ def _attention(value: str | None) -> str:
 # --- where they go --------------------------------------------------------------------
 
 def entry_figures(atlas: Atlas, page, e: Entry) -> str:
-    """The figures an entry's page shows, as Markdown ('' for most entries)."""
+    """The figures an entry's page shows, as Markdown ('' for most entries): the diagram of
+    the idea it names (diagrams.FOR_ENTRY, by id), then any chart drawn from the data."""
+    out = diagrams.for_entry(e.id) if e.kind == "term" else ""
     if e.kind == "term" and e.id in ROOFLINE_TERMS:
-        return roofline_md(atlas, page)
+        out += roofline_md(atlas, page)
     if e.kind == "term" and e.id in KV_TERMS:
-        return kv_md(atlas, page)
+        out += kv_md(atlas, page)
+    if e.kind == "term" and e.id in DECODE_TERMS:
+        out += decode_md(atlas, page)
     if e.kind == "model":
-        return kv_md(atlas, page, highlight=e.id)
-    return ""
+        out += kv_md(atlas, page, highlight=e.id)
+    return out
 
 
 def place(text: str, atlas: Atlas, page, e: Entry) -> str:
@@ -310,11 +422,11 @@ def place(text: str, atlas: Atlas, page, e: Entry) -> str:
 
 
 def index_figures(atlas: Atlas, page, kind: str) -> str:
-    """What an index page adds below its list: the hardware index gets the roofline, with
-    its own numbered sources."""
+    """What an index page adds below its list: the hardware index gets the roofline and the
+    decode ceiling per device, with their own numbered sources."""
     if kind != "hardware":
         return ""
     from .emit import sources_md
 
-    fig = roofline_md(atlas, page)
+    fig = roofline_md(atlas, page) + decode_md(atlas, page)
     return "\n" + fig + sources_md(page, [atlas.sources[s] for s in page.sources]) if fig else ""

@@ -1,7 +1,9 @@
 """Handwritten pages (docs/**/*.md) speak the same link and citation language as entries.
 
 `[[id]]` or `[[id|text]]` links an entry and `[@source-id]` cites a source; a page that
-cites anything gets a numbered "Sources" list at its end, like an entry page. Unknown ids
+cites anything gets a numbered "Sources" list at its end, like an entry page.
+`<!-- atlas:figure NAME -->` puts a diagram (generator/diagrams.py) or a chart drawn from
+the entries (figures.CHARTS) there; left unexpanded it is an HTML comment and shows nothing. Unknown ids
 are errors with file:line:col, found by `atlas check` and before the build writes anything.
 """
 
@@ -9,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import diagrams, figures
 from .emit import Page, sources_md
 from .findings import Finding, did_you_mean
 from .model import Atlas
@@ -35,8 +38,24 @@ def problems(text: str, atlas: Atlas, path: str) -> list[Finding]:
                 if sid not in atlas.sources:
                     line, col = _where(text, offset + m.start())
                     out.append(Finding(path, line, col, f"[@{sid}] names no source{did_you_mean(sid, atlas.sources)}"))
+            for m in diagrams.MARKER_RE.finditer(piece):
+                if m.group(1) not in FIGURE_NAMES:
+                    line, col = _where(text, offset + m.start())
+                    out.append(Finding(path, line, col, f"figure '{m.group(1)}' does not exist"
+                                       f"{did_you_mean(m.group(1), FIGURE_NAMES)}"))
         offset += len(piece)
     return out
+
+
+FIGURE_NAMES = {**{n: n for n in diagrams.DIAGRAMS}, **{n: n for n in figures.CHARTS}, "batching-simulator": "batching-simulator"}
+
+
+def _figure(name: str, atlas: Atlas, page: Page) -> str:
+    if name in diagrams.DIAGRAMS:
+        return "\n\n" + diagrams.figure(name) + "\n\n"
+    if name == "batching-simulator":
+        return "\n\n" + diagrams.simulator() + "\n\n"
+    return "\n\n" + figures.CHARTS[name](atlas, page) + "\n\n"
 
 
 def expand(text: str, atlas: Atlas, src: str) -> str:
@@ -46,6 +65,7 @@ def expand(text: str, atlas: Atlas, src: str) -> str:
     out = []
     for is_code, piece in split_code(text):
         if not is_code:
+            piece = diagrams.MARKER_RE.sub(lambda m: _figure(m.group(1), atlas, page), piece)
             piece = expand_wikilinks(piece, page.link)
             piece = CITE_RE.sub(lambda m: page.cite(m.group(1)), piece)
         out.append(piece)
