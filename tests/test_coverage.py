@@ -29,7 +29,18 @@ Modelfile, iteration-level scheduling, RadixAttention, radix tree, finite state 
 weight-only quantization, throughput, cost-per-token, time-to-first-token, FlashAttention, CuBLAS, Triton, Cutlass,
 NIMs, Dynamo, KV cache-aware load balancing, Kubernetes, H100, H200, B200, RTX 5090, Arc B70, GB10, DGX Spark,
 RTX 40, RTX Pro Blackwell, Grace Blackwell, Hopper, Jetson Nano, Raspberry Pi, A100, 3090, 4090, M2 Max,
-Llama 3.1 8B, Qwen 3.6 27B, DeepSeek-R1, Llama-3-70B, AutoRound, agentic workflows, open weight models
+Llama 3.1 8B, Qwen 3.6 27B, DeepSeek-R1, Llama-3-70B, AutoRound, agentic workflows, open weight models,
+Apple Silicon, SoC, JAX, Blackwell, GB10, matrix units, matrix cores, matrix-multiply units, Arc B70, compute-bound,
+memory-bandwidth-bound, Cloud GPU, DRAM, TOPS, CPU, RAM, CPU RAM, MoE, MiniMax 2.7, GLM 5.1, DeepSeek V4 Pro,
+Llama 3, Llama 3.1, LLaMA, llama3, Llama 3.1 70B, Llama-70B, INT4, self-host, open source models, multi-tenant,
+edge devices, IoT, edge boxes, hybrid offload, long-context, routing, request routing, load balancing,
+KV cache-aware load balancing, precision, numerical precision, forward pass, sampling, temperature, sampling temperature,
+matrix multiplication, integrated GPUs, discrete GPU, M-series, MLX-LM, metrics, orchestration, cross-node parallelism,
+dequantization, autoregressive, static batching, PyTorch, MacBook Pro, Mac, M2 Max, Raspberry Pi, Jetson Nano, air-gapped,
+JSON schema, prefix tree, model formats, model format, weight-only quantization, tokens per second, latency, inter-token latency,
+time-per-output-token, portable local runtimes, Apple unified-memory runtimes, consumer CUDA quant engines,
+production serving engines, inference engine, model weights, KV cache offloading, LMCache, HiCache, KV Block Manager,
+vLLM offloading connector, SIMD, FP16, unified memory, layer offload, split computation, Grace Blackwell, RTX Pro Blackwell
 """
 
 
