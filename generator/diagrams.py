@@ -229,7 +229,7 @@ def request_path(w: int) -> Canvas:
 def prefill_decode(w: int) -> Canvas:
     c = Canvas(w)
     narrow = w < WIDE
-    left, top, row = (72 if not narrow else 58), 30, 16
+    left, top, row = (72 if not narrow else 68), 30, 16
     prompt, steps = 8, (10 if not narrow else 6)
     unit = (w - left - 8) / (prompt * 0.55 + steps + 0.5)
     pw = prompt * 0.55 * unit
@@ -337,7 +337,8 @@ def batching(w: int) -> Canvas:
     n = max(len(static), len(cont))
     cell = (w - left - 6) / n
     y = 10
-    for title, steps in (("Static batching", static), ("Continuous batching", cont)):
+    for title, steps in (("Static batching" if not narrow else "Static", static),
+                         ("Continuous batching" if not narrow else "Continuous", cont)):
         work = _finished(steps, LENGTHS)
         c.text(4, y + 14, f"{title}: all {len(LENGTHS)} done after {len(steps)} steps", "strong", "start")
         y += 24
@@ -466,7 +467,7 @@ def speculative(w: int) -> Canvas:
     else:
         c.lines(4, y + 12, ["2. Target model", "one pass over all 4"], "strong", "start")
     c.rect(left, y, cell * 4 - 12, 32, "box--p", 4)
-    c.text(left + (cell * 4 - 12) / 2, y + 21, "one forward pass of the large model", "small")
+    c.text(left + (cell * 4 - 12) / 2, y + 21, "one forward pass of the large model" if not narrow else "one pass, large model", "small")
     y += gap
     if narrow:
         c.text(4, y + 14, "3. Result: 4 tokens from one pass", "strong", "start")
@@ -571,7 +572,10 @@ def latency(w: int) -> Canvas:
         c.line(a, yy, b, yy, "dim")
         c.line(a, yy - 6, a, yy + 6, "dim")
         c.line(b, yy - 6, b, yy + 6, "dim")
-        c.text((a + b) / 2, yy + 20, label, "small")
+        if fits(label, b - a, SMALL) or (a + b) / 2 - len(label) * SMALL * CHAR / 2 >= 0:
+            c.text((a + b) / 2, yy + 20, label, "small")
+        else:  # wider than its bracket near the left edge: from the bracket's start
+            c.text(a, yy + 20, label, "small", "start")
 
     bracket(left, x0 + step - 6, y + 50, "TTFT: time to first token")
     bracket(x0 + step - 6, x0 + 2 * step - 6, y + 96, "TPOT")

@@ -333,7 +333,8 @@ def _decode_canvas(w: int, what: dict, devices: list[dict]) -> diagrams.Canvas:
             c.text(x0 - 8, y + 15, name, "small", "end")
         if d["tps"] is not None:
             bw = max(2.0, (x1 - x0) * d["tps"] / top)
-            c.rect(x0, by + 2, bw, 18, "tok--p", 2)
+            c.parts.append(f'<rect class="atlas-dg__tok--p" data-id="{esc(d["entry"].id)}" x="{_n(x0)}" y="{_n(by + 2)}" '
+                           f'width="{_n(bw)}" height="18" rx="2"/>')
             c.text(x0 + bw + 6, by + 16, f"{d['tps']:,.0f}", "small", "start")
         else:
             why = f"does not fit in {d['memory_gb']:g} GB" if d["fits"] is False and d["memory_gb"] else "no figure"
