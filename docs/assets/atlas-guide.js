@@ -117,6 +117,8 @@
           d.verdict ? el("p", {}, [el("strong", { text: "Our reading: " }), document.createTextNode(d.verdict)]) : null]));
       });
       if (state.leaf.advice) root.appendChild(adviceBox(guide, "Before you act on this", state.leaf.advice));
+      var asked = state.steps[state.steps.length - 1].q;  // what was said where this choice was made still applies
+      if (asked.advice) root.appendChild(adviceBox(guide, "Weighed at this question", asked.advice));
       root.append(el("h4", { text: "Why this answer" }), why);
       if (alts.childNodes.length) root.append(el("h4", { text: "Alternatives worth a look" }), alts);
       root.appendChild(el("p", { class: "atlas-guide__share" }, [
