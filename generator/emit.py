@@ -293,7 +293,9 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=len(text) - marks > LONG_PAGE,
                                  body=body_span if found is not None else None)
         text, linked = prose + NO_LINKS_BELOW + rest, {"atlas_linked": True}
-    fm = front_matter(title=e.title, description=e.short, search={"boost": boost},
+    # No left sidebar: entry pages are not in the nav, so it would stand empty; the page's
+    # tables get its width instead (related entries are listed on the page itself).
+    fm = front_matter(title=e.title, description=e.short, search={"boost": boost}, hide=["navigation"],
                       tags=search_tags(e), atlas={"id": e.id, "kind": e.kind, "category": e.category}, **linked)
     return fm + text
 
@@ -573,8 +575,9 @@ def _redirects(atlas: Atlas) -> dict[str, str]:
     out = {}
     for e in atlas.entries.values():
         for old in e.former_ids:
+            folder, _, old_id = old.rpartition("/")  # "engines/autoround": an entry that changed kind
             target = f"../../{KIND_URLS[e.kind]}/{e.id}/"
-            out[f"{KIND_URLS[e.kind]}/{old}/index.html"] = _env().get_template("redirect.html.j2").render(target=target, title=e.title)
+            out[f"{folder or KIND_URLS[e.kind]}/{old_id}/index.html"] = _env().get_template("redirect.html.j2").render(target=target, title=e.title)
     return out
 
 

@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
-from . import KINDS
+from . import KIND_URLS, KINDS
 from .findings import Finding, did_you_mean
 from .load import Document
 from .text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
@@ -435,9 +435,14 @@ def check_entry(doc: Document, index: _Index) -> list[Finding]:
                     line, col = doc.loc(group, key, key=True)
                     add(Finding(doc.path, line, col, f"unknown entry '{key}' in {group}{did_you_mean(key, index.entries)}"))
     for i, old in enumerate(_list(d, "former_ids")):
-        if old in index.entries:
+        if not isinstance(old, str):
+            continue
+        folder, _, old_id = old.rpartition("/")  # engines/autoround: the page of an entry that changed kind
+        other = index.entries.get(old_id)
+        if other is not None and (not folder or KIND_URLS.get(other.kind) == folder):
             line, col = doc.loc("former_ids", i)
-            add(Finding(doc.path, line, col, f"former id '{old}' is the id of an existing entry ({index.entries[old].path})"))
+            add(Finding(doc.path, line, col, f"former id '{old}' is the page of an existing entry ({other.path}); "
+                                             f"a redirect there would hide it"))
     if doc.kind == "guide":
         out += check_guide(doc, index)
     return out

@@ -71,3 +71,28 @@ def test_no_term_is_linked_inside_a_source_title(site):
             items += 1
             assert not item.select("a.atlas-term"), (page, item.get_text()[:80])
     assert items > 1000
+
+
+def test_entry_pages_give_the_empty_sidebar_to_their_content(browser, base):
+    """Entry pages are not in the nav: a left sidebar there stood empty beside tables that
+    wrapped device names over three lines. It is gone, and the content is wider for it."""
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    widths = {}
+    for path in ("/hardware/nvidia-h100-sxm/", "/learn/request-flow/"):
+        page.goto(base + path, wait_until="networkidle")
+        widths[path] = page.evaluate("document.querySelector('.md-content').getBoundingClientRect().width")
+        primary = page.evaluate("""(() => { const s = document.querySelector('.md-sidebar--primary');
+            return s ? getComputedStyle(s).display !== 'none' && s.getBoundingClientRect().width > 0 : false; })()""")
+        assert primary == (path == "/learn/request-flow/"), path  # a learn page keeps its nav
+    page.close()
+    assert widths["/hardware/nvidia-h100-sxm/"] > widths["/learn/request-flow/"] + 150
+
+
+def test_a_quantization_toolkit_is_not_listed_as_an_engine(site):
+    """AutoRound makes quantized weights and serves nothing: it is a glossary term, and its
+    old engine address sends readers there."""
+    engines = BeautifulSoup((site / "engines/index.html").read_text(), "html.parser")
+    assert "AutoRound" not in engines.select_one("article table").get_text()
+    assert (site / "glossary/autoround/index.html").exists()
+    moved = (site / "engines/autoround/index.html").read_text()
+    assert "../../glossary/autoround/" in moved

@@ -281,3 +281,15 @@ def test_check_warns_when_facts_were_last_checked_more_than_six_months_ago(tmp_p
     assert r.returncode == 0 and report["ok"] is True
     assert any("'model-z' has no 'checked' date" in w["message"] and w["severity"] == "warning"
                for w in report["warnings"])
+
+
+def test_a_former_address_of_another_kind_redirects_unless_a_page_lives_there(kb):
+    # engines/old-name: a term that used to be an engine keeps the engine address working
+    assert findings_for(kb, GOOD + "former_ids: [engines/old-name]\n") == []
+    # but a redirect on top of a live page would hide it
+    out = findings_for(kb, GOOD + "former_ids: [engines/vllm]\n")
+    assert out == [f"{PATH}:7:14: former id 'engines/vllm' is the page of an existing entry "
+                   f"(glossary/engines/vllm.yaml); a redirect there would hide it"]
+    # a folder that is not a kind's is refused by the schema
+    out = findings_for(kb, GOOD + "former_ids: [blog/old-name]\n")
+    assert len(out) == 1 and out[0].startswith(f"{PATH}:7:14: 'blog/old-name' is not a valid id")
