@@ -448,7 +448,7 @@ def speculative(w: int) -> Canvas:
     words = ["sat", "on", "a", "rug"]
     cell = 70 if not narrow else 62
     left = 180 if not narrow else 4
-    gap = 52 if narrow else 60
+    gap = 58 if narrow else 62
     y = 10
     if narrow:
         c.text(4, y + 14, "1. Draft model guesses 4 tokens", "strong", "start")
@@ -554,7 +554,7 @@ def latency(w: int) -> Canvas:
     narrow = w < WIDE
     left, right = 4, w - 6
     tokens = 8 if not narrow else 5
-    q, p = 0.1, 0.22  # shares of the axis: queue, prefill
+    q, p = (0.1, 0.22) if not narrow else (0.15, 0.22)  # shares of the axis: queue, prefill
     span = right - left
     y = 30
     c.text(left, 16, "one request, time →", "small", "start")
