@@ -362,42 +362,13 @@ def _data_attr(value: Any) -> str:
     return esc(json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
 
 
-def _mermaid_label(text: str) -> str:
-    """Text for a quoted Mermaid label: quotes, angle brackets and percent signs as Mermaid entities."""
-    # '%' too: '%%' starts a Mermaid directive or comment, which would swallow the label.
-    return (" ".join(text.split()).replace("#", "#35;").replace('"', "#quot;")
-            .replace("<", "#lt;").replace(">", "#gt;").replace("%", "#37;"))
-
-
-def _mermaid(atlas: Atlas, e: Entry, site_href) -> str:
-    qs = e.get("questions")
-    node = lambda qid: "q_" + qid.replace("-", "_")  # noqa: E731
-    lines = ["flowchart TD"]
-    clicks = []
-    for qid, q in qs.items():
-        lines.append(f'  {node(qid)}{{"{_mermaid_label(q["text"])}"}}')
-    for qid, q in qs.items():
-        for o in q["options"]:
-            label = _mermaid_label(o["label"])
-            if "next" in o:
-                lines.append(f'  {node(qid)} -->|"{label}"| {node(o["next"])}')
-            else:
-                leaf = f'r_{qid}_{o["id"]}'.replace("-", "_")
-                names = " or ".join(atlas.entries[r["entry"]].title for r in o["recommend"])
-                lines.append(f'  {node(qid)} -->|"{label}"| {leaf}["{_mermaid_label(names)}"]')
-                first = o["recommend"][0]["entry"]
-                clicks.append(f'  click {leaf} href "{site_href(first)}" "{_mermaid_label(atlas.entries[first].short)}"')
-    return "\n".join(lines + clicks)
-
-
 def _guide_page(atlas: Atlas, page: Page, e: Entry, body: str) -> str:
     from .guides import calculator_query, guide_data
 
     site_href = lambda i: "../../" + atlas.entries[i].url.strip("/") + "/"  # noqa: E731
     data = guide_data(atlas, e, site_href, "../../calculator/")
     return _env().get_template("guide.md.j2").render(
-        e=e, page=page, body=body, questions=e.get("questions"), data_attr=_data_attr(data), calc_query=calculator_query,
-        mermaid=_mermaid(atlas, e, site_href))
+        e=e, page=page, body=body, questions=e.get("questions"), data_attr=_data_attr(data), calc_query=calculator_query)
 
 
 
