@@ -254,20 +254,37 @@ def cmd_recommend(args) -> int:
              "label": option(guide, s.question, s.option)["label"],
              "sources": list(option(guide, s.question, s.option).get("sources", ()))} for s in state.steps]
     recs = [{"id": r["entry"], "title": atlas.entries[r["entry"]].title, "url": atlas.entries[r["entry"]].url,
-             "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"])} for r in leaf["recommend"]]
+             "setting": r.get("setting", ""), "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"])}
+            for r in leaf["recommend"]]
+    # What the page shows at this answer too: who disagrees, and what else to weigh (the
+    # last question's advice, then the answer's own).
+    disputes = [{"claim": d["claim"], "verdict": d.get("verdict", ""),
+                 "positions": [{"says": p["says"], "sources": list(p["sources"])} for p in d["positions"]]}
+                for d in leaf.get("disputes", ())]
+    last_q = qs[state.steps[-1].question] if state.steps else {}
+    advice = [{"text": a["text"], "sources": list(a["sources"])} for a in [*last_q.get("advice", ()), *leaf.get("advice", ())]]
     share = f"{guide.url}?answers={','.join(s.option for s in state.steps)}#walk"
     calc = dict(leaf["calculator"]) if leaf.get("calculator") else None
     if args.json:
-        _print_json({"guide": guide.id, "path": path, "recommend": recs, "note": leaf.get("note", ""), "url": share,
-                     "calculator": calc})
+        _print_json({"guide": guide.id, "path": path, "recommend": recs, "note": leaf.get("note", ""),
+                     "disputes": disputes, "advice": advice, "url": share, "calculator": calc})
         return EXIT_OK
+    titles = lambda ids: "; ".join(atlas.sources[s].title for s in ids)  # noqa: E731
     print(f"\n{guide.title}: our answer")
     for r in recs:
-        print(f"  -> {r['title']}" + (f"  ({r['when']})" if r["when"] else ""))
+        print(f"  -> {r['title']}" + (f", {r['setting']}" if r["setting"] else "") + (f"  ({r['when']})" if r["when"] else ""))
         print(f"     {r['why']}")
-        print(f"     sources: {'; '.join(atlas.sources[s].title for s in r['sources'])}")
+        print(f"     sources: {titles(r['sources'])}")
     if leaf.get("note"):
         print(f"\n  Sources disagree: {leaf['note']}")
+    for d in disputes:
+        print(f"\n  Sources disagree: {d['claim']}")
+        for p in d["positions"]:
+            print(f"    - {p['says']}  ({titles(p['sources'])})")
+        if d["verdict"]:
+            print(f"    Our reading: {d['verdict']}")
+    for a in advice:
+        print(f"\n  Also weigh: {' '.join(a['text'].split())}  ({titles(a['sources'])})")
     if calc:
         c = leaf["calculator"]
         args_ = " ".join([c["model"]] + [f"--{k} {c[k]}" for k in ("bits", "context", "concurrency") if k in c])

@@ -57,3 +57,15 @@ def test_recommend_json_reports_the_pending_question_as_json():
     assert data["status"] == "question" and data["question"]["id"] == "who"
     assert all({"id", "label"} <= set(o) for o in data["question"]["options"])
     assert data["answer_with"] == "--answer who=OPTION"
+
+
+def test_recommend_in_the_terminal_shows_both_sides_and_what_else_to_weigh():
+    """The answer the page gives, disagreements and advice included, in the terminal too."""
+    argv = [str(BIN / "atlas"), "recommend", "choose-an-engine", "--answer", "who=just-me", "--answer", "where=mac"]
+    data = json.loads(subprocess.run(argv + ["--json"], capture_output=True, text=True, cwd=REPO, check=True).stdout)
+    mac = next(d for d in data["disputes"] if "Mac" in d["claim"])
+    assert len(mac["positions"]) >= 2 and len({tuple(p["sources"]) for p in mac["positions"]}) >= 2
+    assert data["advice"] and all(a["sources"] for a in data["advice"])
+    text = subprocess.run(argv, capture_output=True, text=True, cwd=REPO, check=True).stdout
+    assert f"Sources disagree: {mac['claim']}" in text and "Also weigh:" in text
+    assert mac["positions"][1]["says"] in text
