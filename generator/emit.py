@@ -19,7 +19,7 @@ import jinja2
 import networkx as nx
 
 from . import KIND_URLS
-from . import figures
+from . import figures, linked_data, llms
 from .graph import (backlinks, degrees, importance, local_graph, mention_only, orphans, related, to_graphml, to_json,
                     view_json)
 from .link import NO_LINKS_BELOW, Linker, link_markdown, mark_candidates
@@ -295,8 +295,12 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         text, linked = prose + NO_LINKS_BELOW + rest, {"atlas_linked": True}
     # No left sidebar: entry pages are not in the nav, so it would stand empty; the page's
     # tables get its width instead (related entries are listed on the page itself).
+    # atlas.yaml and atlas.markdown: the theme's links to the entry's YAML file and its
+    # Markdown (overrides/partials/actions.html); jsonld: printed into <head> (overrides/main.html).
     fm = front_matter(title=e.title, description=e.short, search={"boost": boost}, hide=["navigation"],
-                      tags=search_tags(e), atlas={"id": e.id, "kind": e.kind, "category": e.category}, **linked)
+                      tags=search_tags(e), atlas={"id": e.id, "kind": e.kind, "category": e.category, "yaml": e.path,
+                                                  "markdown": llms.markdown_path(e)},
+                      jsonld=linked_data.defined_term(atlas, e), **linked)
     return fm + text
 
 
@@ -599,6 +603,7 @@ class Emitter:
                 partial(_redirects, atlas), one("graph/index.md", self.graph_page), one("calculator.md", partial(_calculator_page, atlas)),
                 partial(_comparison_pages, atlas, rank), one("glossary.json", partial(glossary_json, atlas)),
                 one("search/entries.json", partial(entries_json, atlas, rank))]
+        jobs += [*linked_data.jobs(atlas), *llms.jobs(atlas)]  # SKOS, llms.txt, each entry as Markdown
         jobs += [one(f"{KIND_URLS[kind]}/index.md", partial(_index_page, atlas, kind)) for kind in KIND_TITLES if kind != "term"]
         jobs += [one(e.src_path, partial(self.entry_page, e)) for e in atlas.entries.values()]
         for made in fork_map(lambda job: job(), jobs, here=True):

@@ -146,3 +146,22 @@ window.Atlas.onPage(function () {
   });
   window.addEventListener("scroll", function () { if (current && card && !card.hidden) place(current, card); }, { passive: true });
 })();
+
+/* "Copy as Markdown" on entry pages (overrides/partials/actions.html): the link opens the
+ * entry's Markdown; with a clipboard, a click copies that text instead and says so. */
+(function () {
+  "use strict";
+  document.addEventListener("click", function (ev) {
+    var link = ev.target && ev.target.closest ? ev.target.closest("a[data-atlas-copy]") : null;
+    if (!link || !navigator.clipboard || !window.fetch) return;
+    ev.preventDefault();
+    var label = link.getAttribute("data-label") || link.textContent;
+    link.setAttribute("data-label", label);
+    fetch(link.href, { credentials: "same-origin" })
+      .then(function (r) { if (!r.ok) throw new Error(r.status); return r.text(); })
+      .then(function (text) { return navigator.clipboard.writeText(text); })
+      .then(function () { link.textContent = "Copied"; },
+            function () { window.location.href = link.href; })  /* no clipboard: show the text */
+      .then(function () { setTimeout(function () { link.textContent = label; }, 2000); });
+  });
+})();
