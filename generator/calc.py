@@ -215,7 +215,7 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
         else:
             missing.append("memory size unknown: whether it fits cannot be said")
         if d.bandwidth_gbs:
-            decode = d.bandwidth_gbs * 1e9 / per_token
+            decode = decode_ceiling(m, d, bits, tokens, kv_bits)
         else:
             missing.append("memory bandwidth unknown: no decode ceiling")
         if fits is False:
@@ -240,3 +240,96 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
                     fits=fits, decode_tps=decode, prefill_tps=prefill, devices_needed=needed, split_decode_tps=split,
                     offload_gb=offload / 1e9 if offload is not None else None, offload_decode_tps=offload_tps,
                     missing=tuple(missing))
+
+
+def decode_ceiling(m: ModelSpec, d: DeviceSpec, bits: float, tokens: int, kv_bits: float = 16, batch: int = 1) -> float | None:
+    """Tokens per second a device's bandwidth allows for `batch` sequences of `tokens`,
+    whether or not the model fits its memory: one step reads the active weights once and
+    every sequence's KV cache. Above one sequence only for dense models: in a mixture of
+    experts a batch reads more experts than one token does, and the entries do not say
+    how many."""
+    if not d.bandwidth_gbs:
+        return None
+    if batch > 1 and m.active_b != m.params_b:
+        return None
+    per_step = m.active_b * 1e9 * bits / 8 + m.kv_bytes_per_token(kv_bits) * tokens * batch
+    return batch * d.bandwidth_gbs * 1e9 / per_step
+
+
+MEASURED_BITS = 16
+"""The GPU suite measures BF16 weights and a BF16 KV cache (bench/gpu/README.md)."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One decode figure this project measured (bench/gpu/results), beside the ceiling
+    computed here for the same model, device, batch and context in 16-bit weights."""
+
+    source: str  # source id of the record
+    record: str  # its path in the repository
+    model: str
+    device: str
+    device_name: str
+    batch: int
+    context: int
+    tokens_per_s: float  # over the whole batch, median of the repeats
+    min: float
+    max: float
+    ceiling_tps: float | None  # decode_ceiling: one device's bandwidth, whether or not the model fits it
+    ratio: float | None
+    layers_built: int
+    layers: int
+    slice: bool
+    kernel: str
+    what: str  # what ran, in a phrase
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def _what(rec) -> str:
+    if rec.slice:
+        return (f"{rec.layers_built} of {rec.layers} layers run, per-layer time scaled to {rec.layers} "
+                f"(output head timed alone); BF16, random weights, plain PyTorch")
+    return f"all {rec.layers} layers; BF16, random weights, plain PyTorch"
+
+
+def measured_points(atlas: Atlas, model: str | None = None, device: str | None = None,
+                    batches: tuple[int, ...] | None = None) -> list[Measured]:
+    """Every measured decode configuration of the records for a model and/or a device (of
+    the given batch sizes), each with its computed ceiling and the ratio; by model,
+    device, batch, context, then record."""
+    out = []
+    for rec in atlas.measured(model, device):
+        if rec.hardware not in atlas.entries or rec.model not in atlas.entries:
+            continue
+        m, d = model_spec(atlas.entries[rec.model]), device_spec(atlas.entries[rec.hardware])
+        for x in rec.decode:
+            if batches is not None and x.batch not in batches:
+                continue
+            try:
+                ceiling = decode_ceiling(m, d, MEASURED_BITS, x.context, MEASURED_BITS, x.batch)
+            except CalcError:
+                ceiling = None
+            out.append(Measured(source=rec.source, record=rec.path, model=rec.model, device=rec.hardware,
+                                device_name=rec.device_name, batch=x.batch, context=x.context, tokens_per_s=x.tokens_per_s,
+                                min=x.min, max=x.max, ceiling_tps=ceiling, ratio=x.tokens_per_s / ceiling if ceiling else None,
+                                layers_built=rec.layers_built, layers=rec.layers, slice=rec.slice, kernel=x.kernel, what=_what(rec)))
+    return sorted(out, key=lambda p: (p.model, p.device, p.batch, p.context, p.source))
+
+
+def nearest_context(contexts, tokens: int) -> int:
+    """The measured context closest to `tokens` by ratio (a tie goes to the shorter), the
+    rule the calculator's page uses too (docs/assets/atlas-calc.js)."""
+    return min(contexts, key=lambda c: (round(abs(math.log(c / tokens)), 9), c))
+
+
+def measured_for(atlas: Atlas, model: str, device: str, tokens: int) -> Measured | None:
+    """The single-sequence measurement to show beside a ceiling at `tokens`: the measured
+    context nearest to it, and of the records at that context the fastest (each is a
+    lower bound of what this code reaches on that card)."""
+    points = measured_points(atlas, model, device, batches=(1,))
+    if not points:
+        return None
+    c = nearest_context({p.context for p in points}, tokens)
+    return max((p for p in points if p.context == c), key=lambda p: (p.tokens_per_s, p.source))

@@ -337,7 +337,7 @@ def _plain(text: str) -> str:
 
 
 def cmd_fit(args) -> int:
-    from .calc import HOST_BANDWIDTH_GBS, CalcError, bits_for, device_spec, estimate, model_spec, pick
+    from .calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick
 
     atlas = _load(args)
     try:
@@ -350,10 +350,18 @@ def cmd_fit(args) -> int:
     except CalcError as exc:
         print(f"atlas fit: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    # This project's measurement of the pair (bench/gpu/results), one sequence at the measured
+    # context nearest --context, in 16-bit weights and KV cache: beside the ceiling, not instead.
+    measured = {d.id: measured_for(atlas, model.id, d.id, args.context) for d, _ in rows}
+    comparable = bits == MEASURED_BITS and args.kv_bits == MEASURED_BITS
     if args.json:
+        def with_measured(d, e) -> dict:
+            got = measured[d.id]
+            extra = dict(got.as_dict(), bits=MEASURED_BITS, kv_bits=MEASURED_BITS, source_title=atlas.sources[got.source].title, comparable=comparable) if got else None
+            return dict(e.as_dict(), title=d.title, measured=extra)
         _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits,
-                     "devices": [dict(e.as_dict(), title=d.title) for d, e in rows]})
+                     "devices": [with_measured(d, e) for d, e in rows]})
         return EXIT_OK
     first = rows[0][1] if rows else None
     print(f"{model.title} in {label}: {args.concurrency} x {args.context:,} tokens, KV cache in {args.kv_bits:g}-bit")
@@ -379,6 +387,18 @@ def cmd_fit(args) -> int:
             notes.append(line + ".")
         for why in e.missing:
             notes.append(f"  {_plain(d.title)}: {why}.")
+        got = measured[d.id]
+        if got and comparable:
+            ran = (f"{got.layers_built} of {got.layers} layers run, per-layer time scaled to {got.layers}" if got.slice
+                   else f"all {got.layers} layers")
+            ceiling = f"{got.ceiling_tps:,.1f}" if got.ratio and got.ceiling_tps < 100 else f"{got.ceiling_tps or 0:,.0f}"
+            ratio = f", {got.ratio:.2f} of the {ceiling} tok/s ceiling at that context" if got.ratio else ""
+            notes.append(f"  {_plain(d.title)}: measured by this project {got.tokens_per_s:,.1f} tok/s for one sequence at "
+                         f"{got.context:,} tokens{ratio} ({ran}; BF16, random weights, plain PyTorch, not a serving "
+                         f"engine). Source: {_plain(atlas.sources[got.source].title)}, {got.record}.")
+        elif got:
+            notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
+                         f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
     if notes:
         print()
         print("\n".join(dict.fromkeys(notes)))

@@ -266,7 +266,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
         related=rel, related_md=_related_md(page, rel), backlinks=back, backlinks_md=_backlinks_md(page, back),
         local_svg=_local_svg(atlas, g, e, order),
-        fit=_fit_table(atlas, page, e, fit),
+        fit=_fit_table(atlas, page, e, fit), measured=_measured_table(atlas, page, e),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
     )
@@ -526,10 +526,18 @@ def _source_pages(atlas: Atlas) -> dict[str, str]:
     for e in sorted(atlas.entries.values(), key=lambda e: e.title.casefold()):
         for s in e.sources:
             citing[s].append(e)
+        if e.kind in ("model", "hardware"):  # their pages cite each record of theirs (Measured by this project)
+            for rec in atlas.measured(**{e.kind: e.id}):
+                if e not in citing[rec.source]:
+                    citing[rec.source].append(e)
     for sid, s in atlas.sources.items():
         src = f"sources/{sid}.md"
         page = Page(atlas, src)
-        text = _env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid])
+        rec = atlas.measurements.get(sid)
+        if rec is not None:  # the record itself, as committed, beside its page
+            out[f"{MEASURED_FOLDER}/{rec.id}.yaml"] = rec.text
+        text = _env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid],
+                                                           record=_record_facts(atlas, page, rec) if rec else None)
         out[src] = front_matter(title=s.title, atlas_nolink=True, description=f"Source: {s.title} ({s.publisher}).",
                                 search={"boost": 0.2}) + text  # entries rank above the pages of what they cite
     page = Page(atlas, "sources/index.md")
@@ -537,6 +545,24 @@ def _source_pages(atlas: Atlas) -> dict[str, str]:
     out["sources/index.md"] = front_matter(title="Sources", atlas_nolink=True, description="Every document and page the knowledge base cites.") + \
         _env().get_template("sources.md.j2").render(page=page, sources=ordered, citing=citing)
     return out
+
+
+MEASURED_FOLDER = "measurements"
+"""Where the site serves each GPU suite record as committed (bench/gpu/results/<id>.yaml)."""
+
+
+def _record_facts(atlas: Atlas, page: Page, rec: Any) -> dict:
+    """A measurement source's page: the record's file and its decode figures against the ceilings."""
+    from .calc import measured_points
+
+    points = [p for p in measured_points(atlas, rec.model) if p.source == rec.source]
+    rows = [{"config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s",
+             "spread": f"{_tps(p.min)}-{_tps(p.max)}", "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
+             "ratio": f"{p.ratio:.2f}" if p.ratio else "—"} for p in sorted(points, key=lambda p: (p.batch, p.context))]
+    return {"path": rec.path, "href": page.to(f"{MEASURED_FOLDER}/{rec.id}.yaml"), "rows": rows,
+            "model": page.link(rec.model) if rec.model in atlas.entries else esc(rec.model),
+            "device": page.link(rec.hardware) if rec.hardware in atlas.entries else esc(rec.device_name),
+            "commit": rec.git_commit, "slice": rec.slice, "scaling": rec.scaling}
 
 
 def glossary_json(atlas: Atlas) -> str:
@@ -740,10 +766,76 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
         except CalcError:
             continue
         rows.append({"link": page.link(other.id), "cells": cells})
+        _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
     if not rows:
         return None
     return {"precisions": [p[0] for p in fit.precisions], "rows": rows,
-            "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model"}
+            "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model",
+            "measured": any(c.get("measured") for r in rows for c in r["cells"])}
+
+
+FIT_TOKENS = 4096
+"""The context of the fit tables (one sequence)."""
+
+
+def _tps(x: float) -> str:
+    return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
+
+
+def _measured_cells(atlas: Atlas, page: Page, cells: list[dict], fit: "_FitPairs", model: str, device: str) -> None:
+    """Put this project's measured single-sequence decode figure (bench/gpu/results) into
+    the 16-bit cell of a fit-table row, beside the ceiling: the measured context nearest
+    the table's, with its ratio to the ceiling at that context."""
+    from .calc import MEASURED_BITS, measured_for
+
+    if not atlas.measurements:
+        return
+    for (_label, bits), cell in zip(fit.precisions, cells):
+        if bits != MEASURED_BITS:
+            continue
+        got = measured_for(atlas, model, device, FIT_TOKENS)
+        if got is not None:
+            cell["measured"] = {"tps": _tps(got.tokens_per_s), "ratio": f"{got.ratio:.2f}" if got.ratio else None,
+                                "context": f"{got.context:,}", "cite": page.cite(got.source),
+                                "slice": f"{got.layers_built}/{got.layers} layers" if got.slice else ""}
+
+
+def _measured_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
+    """'Measured by this project' on a model or device page: every record's single-sequence
+    decode at each context, and its larger batches at the context nearest 2,048 tokens,
+    each beside the ceiling computed for the same batch and context, with the ratio."""
+    from .calc import measured_points, nearest_context
+
+    if e.kind not in ("model", "hardware") or not atlas.measurements:
+        return None
+    points = measured_points(atlas, model=e.id) if e.kind == "model" else measured_points(atlas, device=e.id)
+    if not points:
+        return None
+    mid = nearest_context({p.context for p in points}, 2048)
+    rows = []
+    for p in sorted(points, key=lambda p: (p.batch > 1, p.model, p.device, p.batch, p.context, p.source)):
+        if p.batch > 1 and p.context != mid:
+            continue
+        rec = atlas.measurements[p.source]
+        ran = f"{p.layers_built} of {p.layers} layers, scaled to {p.layers}" if p.slice else f"all {p.layers} layers"
+        kernel = KERNEL_NAMES.get(p.kernel, p.kernel)
+        rows.append({"other": page.link(p.device if e.kind == "model" else p.model),
+                     "ran": f"{ran}; {kernel}" + ("" if rec.sdpa_backend == "auto" else " (forced)"),
+                     "config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s", "cite": page.cite(p.source),
+                     "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
+                     "ratio": f"{p.ratio:.2f}" if p.ratio else "—"})
+    recs = list(dict.fromkeys(atlas.measurements[p.source] for p in points))
+    copies = sorted(r.copy_gbs for r in recs if r.copy_gbs)
+    sheets = sorted({atlas.entries[r.hardware].get("specs")["bandwidth_gbs"]["value"] for r in recs
+                     if r.hardware in atlas.entries and "bandwidth_gbs" in (atlas.entries[r.hardware].get("specs") or {})})
+    span = lambda xs: f"{xs[0]:,.0f}" if xs[0] == xs[-1] else f"{xs[0]:,.0f}-{xs[-1]:,.0f}"  # noqa: E731
+    return {"rows": rows, "subject": "Device" if e.kind == "model" else "Model",
+            "any_slice": any(r.slice for r in recs), "moe": any(p.ceiling_tps is None for p in points if p.batch > 1),
+            "copy_gbs": span(copies) if copies else None, "datasheet_gbs": span(sheets) if sheets else None}
+
+
+KERNEL_NAMES = {"cudnn_attention": "cuDNN attention", "flash_attention": "FlashAttention",
+                "efficient_attention": "memory-efficient attention", "math": "PyTorch's math attention"}
 
 
 def calculator_data(atlas: Atlas) -> dict:
@@ -766,8 +858,29 @@ def calculator_data(atlas: Atlas) -> dict:
             devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
                             "tflops": d.tflops, "url": "../" + e.url.strip("/") + "/"})
     return {"models": models, "devices": devices, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
-            "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
+            "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),
+            "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
             "limits": {"tokens": [1, 10_000_000], "sequences": [1, 100_000], "bits": [1, 32], "kv_bits": [2, 32]}}
+
+
+def _calculator_measured(atlas: Atlas) -> dict:
+    """This project's single-sequence decode measurements for the calculator: the bits and
+    KV bits they were measured at, and every point with the ceiling calc.py computes for it
+    (the page picks the context nearest the reader's, as calc.measured_for does)."""
+    from .calc import MEASURED_BITS, measured_points
+
+    points = []
+    for p in measured_points(atlas, batches=(1,)):
+        rec = atlas.measurements[p.source]
+        points.append({"model": p.model, "device": p.device, "context": p.context, "tokens_per_s": round(p.tokens_per_s, 2),
+                       "ceiling_tps": round(p.ceiling_tps, 2) if p.ceiling_tps else None,
+                       "ratio": round(p.ratio, 3) if p.ratio else None, "slice": p.slice, "layers_built": p.layers_built,
+                       "layers": p.layers, "source": p.source, "title": atlas.sources[p.source].title,
+                       "url": f"../{SOURCES_URL}/{p.source}/", "record": rec.path})
+    return {"bits": MEASURED_BITS, "kv_bits": MEASURED_BITS, "points": points}
+
+
+SOURCES_URL = "sources"
 
 
 def format_groups(atlas: Atlas) -> list[dict]:

@@ -296,7 +296,19 @@ def entry_files(root: Path) -> list[tuple[Path, str, str, bool | None]]:
                       ("graph/relations.yaml", "relations")):
         if (root / rel).exists():
             files.append((root / rel, kind, rel, None))
+    # The GPU suite's records (bench/gpu/README.md): each is a source the pages cite as
+    # measured by this project, and its figures stand beside the computed ceilings.
+    files += [(p, "measurement", rel, link) for p, rel, link in _listed(root, MEASUREMENTS_DIR)]
     return files
+
+
+MEASUREMENTS_DIR = "bench/gpu/results"
+MEASUREMENT_SCHEMA = "bench/gpu/record.schema.json"
+
+
+def measurement_source_id(record_id: str) -> str:
+    """The source id of a record (its file name without .yaml): what entries cite."""
+    return f"measured-{record_id}"
 
 
 def _listed(root: Path, folder: str) -> list[tuple[Path, str, bool]]:

@@ -34,6 +34,45 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Decoded:
+    """One measured decode configuration of a record: tokens per second over the batch
+    (median, min and max of the repeats), for the full model (a slice scaled by layers)."""
+
+    batch: int
+    context: int
+    tokens_per_s: float
+    min: float
+    max: float
+    kernel: str  # the attention kernel PyTorch picked
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """A record of the GPU suite (bench/gpu/results/<id>.yaml), kept as the figures the
+    pages show beside the computed ceilings; the record itself is the source `source`."""
+
+    id: str  # the file name without .yaml
+    source: str  # its source id (load.measurement_source_id)
+    path: str  # relative to the repository root
+    date: str
+    model: str  # model entry id
+    hardware: str | None  # hardware entry matched by device name, if any
+    device_name: str  # as the driver names it
+    layers_built: int
+    layers: int
+    slice: bool
+    scaling: str  # how a slice's times were scaled to the full depth (the record's words)
+    sdpa_backend: str  # the option: auto, or the kernel forced
+    git_commit: str
+    torch_version: str
+    driver_version: str
+    cuda_version: str
+    decode: tuple[Decoded, ...]
+    copy_gbs: float | None  # the copy bandwidth the card reached in the same run (the record's yardstick)
+    text: str  # the record as committed, copied into the site
+
+
+@dataclass(frozen=True)
 class Category:
     id: str
     title: str
@@ -105,6 +144,12 @@ class Atlas:
     categories: Mapping[str, Category]
     relation_types: Mapping[str, RelationType]
     comparisons: tuple[tuple[str, str, str], ...] = ()  # (engine a, engine b, summary)
+    measurements: Mapping[str, Measurement] = field(default_factory=lambda: MappingProxyType({}))  # source id -> record
+
+    def measured(self, model: str | None = None, hardware: str | None = None) -> list[Measurement]:
+        """The records of a model, of a device, or of both, oldest first."""
+        return [m for m in self.measurements.values()
+                if (model is None or m.model == model) and (hardware is None or m.hardware == hardware)]
 
     def of_kind(self, kind: str) -> list[Entry]:
         """The entries of one kind, by title."""
@@ -159,6 +204,57 @@ def entry_from(doc: Document) -> Entry:
     )
 
 
+_KERNELS = {"flash": "FlashAttention", "cudnn": "cuDNN attention", "efficient": "memory-efficient attention",
+            "math": "PyTorch's math attention", "flash_attention": "FlashAttention", "cudnn_attention": "cuDNN attention",
+            "efficient_attention": "memory-efficient attention", "math_attention": "PyTorch's math attention"}
+
+
+def _kernel_name(name: str) -> str:
+    """An SDPA backend as a reader knows it (the record keeps PyTorch's name)."""
+    return _KERNELS.get(name, name)
+
+
+def _measured_source(doc: Document, m: Measurement, title: str) -> Source:
+    """The source a record becomes: what was measured, where and with what, in our words."""
+    built = (f"{m.layers_built} of its {m.layers} layers built and the per-step time scaled to all {m.layers} "
+             f"(the output head timed alone)" if m.slice else f"all {m.layers} layers built")
+    kernel = "attention kernel chosen by PyTorch" if m.sdpa_backend == "auto" else f"attention kernel forced to {_kernel_name(m.sdpa_backend)}"
+    summary = (f"Decode and prefill of a decoder with random BF16 weights in the exact shape of {title}, {built}; "
+               f"timed on {m.device_name} (driver {m.driver_version}, CUDA {m.cuda_version}, PyTorch {m.torch_version}, "
+               f"{kernel}) by bench/gpu/measure.py at commit {m.git_commit[:7]}, each step one CUDA graph, medians of "
+               f"repeated runs. The record ({m.path}) holds every parameter and the spread.")
+    caveat = ("Plain PyTorch with unfused kernels, not a serving engine: no paged KV cache, no scheduler, no sampling. "
+              "Random weights run the same kernels over the same bytes as trained ones.")
+    if m.slice:
+        caveat += (f" Only {m.layers_built} of {m.layers} layers ran; the full-model figures assume every layer costs "
+                   f"the same, and the whole model would not fit this one card.")
+    forced = "" if m.sdpa_backend == "auto" else f", {_kernel_name(m.sdpa_backend)} forced"
+    return Source(id=m.source, title=f"{title} on {m.device_name}, measured by this project ({m.date}{forced})",
+                  publisher="Inference Atlas (measured by this project)", kind="measurement", date=m.date,
+                  summary=summary, reliability=caveat, path=doc.path)
+
+
+def measurement_from(doc: Document) -> tuple[Measurement, str]:
+    """A validated record as a Measurement, and the model title it names."""
+    from .load import measurement_source_id
+
+    d = doc.data
+    env, built, shape = d["environment"], d["built"], d["shape"]
+    decode = tuple(Decoded(batch=int(x["batch"]), context=int(x["context"]), tokens_per_s=float(x["tokens_per_s"]["median"]),
+                           min=float(x["tokens_per_s"]["min"]), max=float(x["tokens_per_s"]["max"]),
+                           kernel=str(x.get("sdpa_backend", "")))
+                   for x in d["decode"] if x.get("status") == "measured")
+    m = Measurement(id=doc.id, source=measurement_source_id(doc.id), path=doc.path, date=str(d["date"]),
+                    model=d["model"]["id"], hardware=(d.get("datasheet") or {}).get("hardware_id"),
+                    device_name=str(env.get("device_name") or env.get("device_type")), layers_built=int(built["layers_built"]),
+                    layers=int(shape["layers"]), slice=bool(built["slice"]), scaling=str(built.get("scaling") or ""),
+                    sdpa_backend=str(d["parameters"].get("sdpa_backend", "auto")), git_commit=str(env.get("git_commit") or "unknown"),
+                    torch_version=str(env.get("torch_version", "")), driver_version=str(env.get("driver_version") or "unknown"),
+                    cuda_version=str(env.get("cuda_version") or "none"), decode=decode,
+                    copy_gbs=(d.get("yardsticks") or {}).get("copy_bandwidth_gbs"), text=doc.text)
+    return m, str(d["model"].get("title") or m.model)
+
+
 def build_model(docs: list[Document]) -> Atlas:
     """Turn validated documents into the model. Assumes validation has passed."""
     entries: dict[str, Entry] = {}
@@ -166,8 +262,13 @@ def build_model(docs: list[Document]) -> Atlas:
     categories: dict[str, Category] = {}
     relation_types: dict[str, RelationType] = {}
     comparisons: list[tuple[str, str, str]] = []
+    measurements: dict[str, Measurement] = {}
     for doc in docs:
-        if doc.kind == "sources":
+        if doc.kind == "measurement":
+            m, title = measurement_from(doc)
+            measurements[m.source] = m
+            sources[m.source] = _measured_source(doc, m, title)
+        elif doc.kind == "sources":
             for sid, s in doc.data.items():
                 sources[sid] = Source(id=sid, path=doc.path, **s)
         elif doc.kind == "categories":
@@ -190,4 +291,5 @@ def build_model(docs: list[Document]) -> Atlas:
         categories=MappingProxyType(categories),
         relation_types=MappingProxyType(relation_types),
         comparisons=tuple(comparisons),
+        measurements=MappingProxyType(dict(sorted(measurements.items(), key=lambda kv: (kv[1].date, kv[0])))),
     )

@@ -19,7 +19,7 @@ from referencing import Registry, Resource
 
 from . import KIND_URLS, KINDS
 from .findings import Finding, did_you_mean
-from .load import Document
+from .load import MEASUREMENT_SCHEMA, Document, measurement_source_id
 from .text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -246,6 +246,12 @@ class _Index:
                         self.duplicates.append(Finding(doc.path, line, col, f"duplicate source id '{sid}' (also {first.path}:{fl}); reuse that one"))
                     else:
                         self.sources[sid] = doc
+            elif doc.kind == "measurement":  # a GPU suite record is a source (load.MEASUREMENTS_DIR)
+                sid = measurement_source_id(doc.id)
+                if sid in self.sources:
+                    self.duplicates.append(Finding(doc.path, 1, 1, f"source id '{sid}' of this record is also {self.sources[sid].path}"))
+                else:
+                    self.sources[sid] = doc
             elif doc.kind == "categories":
                 self.categories.update(doc.data)
             elif doc.kind == "relations":
@@ -604,6 +610,8 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
 
     def check(doc: Document) -> list[Finding]:
         """A document's schema and, for an entry (the first of its id), what it refers to."""
+        if doc.kind == "measurement":
+            return check_measurement(doc, index) + check_text(doc)
         found = check_schema(doc, compiled=compiled) + check_text(doc)
         if doc.kind in KINDS and index.entries.get(doc.id) is doc:
             found += check_entry(doc, index)
@@ -628,6 +636,43 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
     for found in fork_map(check, docs, here=True, meanwhile=across):  # each document on its own: any core
         out += found
     return sorted(set(out))
+
+
+@lru_cache(maxsize=None)
+def _record_validator() -> Draft202012Validator | None:
+    """bench/gpu/record.schema.json, the one schema of the GPU suite's records (the suite's
+    tests use it too); None where the generator runs without the repository around it."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / MEASUREMENT_SCHEMA
+    if not path.is_file():
+        return None
+    return Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
+
+
+def check_measurement(doc: Document, index: _Index) -> list[Finding]:
+    """A GPU suite record: its schema, a file name usable as an id, and the model and
+    hardware entries it was measured for."""
+    out: list[Finding] = []
+    if not ID_RE.match(doc.id):
+        out.append(Finding(doc.path, 1, 1, f"file name '{doc.id}.yaml' is not a valid id: use lowercase letters, digits and single hyphens"))
+    validator = _record_validator()
+    if validator is not None:
+        for err in sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path))):
+            out.extend(_explain(doc, err))
+        if out:
+            return out
+    d = doc.data if isinstance(doc.data, dict) else {}
+    model = (d.get("model") or {}).get("id") if isinstance(d.get("model"), dict) else None
+    if index.kind_of(model) != "model":
+        line, col = doc.loc("model", "id")
+        out.append(Finding(doc.path, line, col, f"model '{model}' is not a model entry{did_you_mean(str(model), index.entries)}"))
+    sheet = d.get("datasheet")
+    hw = sheet.get("hardware_id") if isinstance(sheet, dict) else None
+    if hw is not None and index.kind_of(hw) != "hardware":
+        line, col = doc.loc("datasheet", "hardware_id")
+        out.append(Finding(doc.path, line, col, f"hardware '{hw}' is not a hardware entry{did_you_mean(str(hw), index.entries)}"))
+    return out
 
 
 STALE_AFTER_MONTHS = 6

@@ -23,6 +23,8 @@ def copy_repo(dest: Path) -> Path:
 
     for name in ("glossary", *PROJECT_DIRS):
         shutil.copytree(REPO / name, dest / name)
+    # The GPU suite's records are sources that entries cite (generator/load.py MEASUREMENTS_DIR).
+    shutil.copytree(REPO / "bench/gpu/results", dest / "bench/gpu/results")
     shutil.copy(REPO / "mkdocs.yml", dest / "mkdocs.yml")
     return dest
 

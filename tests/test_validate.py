@@ -164,6 +164,8 @@ def test_compiled_schema_check_rejects_whatever_jsonschema_rejects():
 
     checked = rejected = 0
     for doc in docs:
+        if doc.kind == "measurement":  # GPU suite records: bench/gpu/record.schema.json, checked by jsonschema only
+            continue
         all_paths = [p for p in paths(doc.data) if p]
         for path in rng.sample(all_paths, min(12, len(all_paths))):
             data = copy.deepcopy(doc.data)

@@ -60,6 +60,22 @@
     return x;
   }
 
+  /* This project's measured single-sequence decode for a model on a device (16-bit weights
+   * and KV cache): the measured context nearest the reader's by ratio (a tie goes to the
+   * shorter) and, of the records at that context, the fastest, as calc.measured_for does. */
+  function measuredFor(measured, modelId, deviceId, tokens) {
+    var pts = ((measured && measured.points) || []).filter(function (p) { return p.model === modelId && p.device === deviceId; });
+    if (!pts.length) return null;
+    function dist(p) { return Math.round(Math.abs(Math.log(p.context / tokens)) * 1e9) / 1e9; }
+    function better(p, q) {
+      if (dist(p) !== dist(q)) return dist(p) < dist(q);
+      if (p.context !== q.context) return p.context < q.context;
+      return p.tokens_per_s > q.tokens_per_s;
+    }
+    return pts.reduce(function (best, p) { return better(p, best) ? p : best; });
+  }
+  window.atlasCalcMeasuredFor = measuredFor;
+
   function fmt(x, digits) { return x.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }); }
 
   function mount() {
@@ -139,11 +155,25 @@
           }
           if (!d.bandwidth_gbs) note(d.title + ": its entry has no memory-bandwidth figure yet, so there is no decode ceiling.");
           if (!e.prefill_tps) note(d.title + ": its entry has no dense tensor throughput (TFLOPS) yet, so there is no prefill ceiling.");
+          var decodeCell = el("td", { class: "atlas-calc__decode" }, [document.createTextNode(decodeText)]);
+          var meas = measuredFor(data.measured, m.id, d.id, t);
+          if (meas && b === data.measured.bits && kb === data.measured.kv_bits) {
+            var tps = meas.tokens_per_s;
+            decodeCell.appendChild(el("span", { class: "atlas-calc__measured" }, [
+              document.createTextNode("measured " + fmt(tps, tps < 100 ? 1 : 0) + " tok/s at " + meas.context.toLocaleString("en") +
+                " tokens" + (meas.ratio ? ", " + fmt(meas.ratio, 2) + " of the ceiling there (" + fmt(meas.ceiling_tps, 0) + ")" : "") +
+                (meas.slice ? "; " + meas.layers_built + " of " + meas.layers + " layers run, time scaled to " + meas.layers : "") + " · "),
+              el("a", { href: meas.url, text: "source", title: meas.title })]));
+            note(d.title + ", measured: this project's decoder with random BF16 weights in " + m.title + "’s shape, plain PyTorch (not a serving engine), one sequence at the measured context nearest yours" +
+                 (meas.slice ? "; only " + meas.layers_built + " of its " + meas.layers + " layers fit the card, so the per-layer time is scaled to the full depth" : "") + ".");
+          } else if (meas) {
+            note(d.title + ": this project measured " + m.title + " on it in 16-bit weights and KV cache only; pick a 16-bit format and a 16-bit KV cache to see the measurement beside the ceiling.");
+          }
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
             el("th", { scope: "row" }, [el("a", { href: d.url, text: d.title })]),
             el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "unknown" }),
             el("td", { class: "atlas-calc__fits", text: fitsText }),
-            el("td", { class: "atlas-calc__decode", text: decodeText }),
+            decodeCell,
             el("td", { text: e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "no TFLOPS figure" })]));
         });
         table.append(el("thead", {}, [head]), body);
