@@ -31,7 +31,7 @@ from .workers import fork_map
 
 KIND_TITLES = {"term": "Glossary", "engine": "Engines", "hardware": "Hardware", "model": "Models", "guide": "Decision guides"}
 SEARCH_BOOST = {"term": 3, "engine": 3, "hardware": 2, "model": 2, "guide": 2}
-STATUS_WORD = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via a plugin", "unknown": "not stated"}
+STATUS_WORD = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via a plugin", "unknown": "unknown"}
 STATUS_SYMBOL = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via plugin"}
 SPEC_LABELS = {
     "memory_gb": ("Memory", "GB"), "memory_type": ("Memory type", ""), "bandwidth_gbs": ("Memory bandwidth", "GB/s"),
