@@ -692,7 +692,10 @@ def _comparison_pages(atlas: Atlas, rank: dict[str, float]) -> dict[str, str]:
     if len(engines) > MATRIX_LIMIT:  # the most connected engines, in the usual order
         keep = set(sorted((e.id for e in engines), key=lambda i: (-rank.get(i, 0), i))[:MATRIX_LIMIT])
         shown = [e for e in engines if e.id in keep]
+    licences = [_cell(page, {"status": lic["value"], "source": lic["source"]}) if (lic := e.get("license")) else None
+                for e in shown]
     text = _env().get_template("matrix.md.j2").render(page=page, groups=_groups(page, shown), pairs=pairs,
+                                                      engines=shown, licences=licences,
                                                       shown=len(shown), total=len(engines),
                                                       engine_index=page.to("engines/index.md"))
     out["engines/compare/index.md"] = front_matter(title="Engine comparison matrix", atlas_nolink=True,

@@ -55,10 +55,28 @@ def test_picking_engines_and_requirements_updates_the_view_and_the_url(browser, 
     gguf = page.evaluate("""() => { const out = {};
       for (const t of document.querySelectorAll('.atlas-matrix table')) {
         const ids = Array.from(t.tHead.rows[0].cells).map(c => (c.querySelector('a') || {dataset: {}}).dataset.atlasId);
-        for (const r of t.tBodies[0].rows) { if (r.cells[0].querySelector('a').dataset.atlasId !== 'gguf') continue;
+        for (const r of t.tBodies[0].rows) { const a = r.cells[0].querySelector('a'); if (!a || a.dataset.atlasId !== 'gguf') continue;
           Array.from(r.cells).forEach((c, i) => { if (i && !c.hidden) out[ids[i]] = c.textContent.trim(); }); } }
       return out; }""")
     assert gguf and all(v in ("yes", "partial", "plugin") for v in gguf.values()), gguf
+    page.close()
+
+
+def test_the_matrix_filters_by_licence(browser, base, site):
+    """Each engine's licence is a row of the matrix with its source, and a filter keeps the
+    engines under one licence (in the URL too)."""
+    soup = BeautifulSoup((site / "engines/compare/index.html").read_text(), "html.parser")
+    row = soup.select_one(".atlas-matrix--licence tbody tr")
+    cells = row.select("a.atlas-cell")
+    assert len(cells) >= 15 and all("/sources/" in a["href"] for a in cells)
+    page = browser.new_page(viewport={"width": 390, "height": 900})
+    page.goto(base + "/engines/compare/", wait_until="networkidle")
+    page.locator(".atlas-compare__licence").select_option("MIT")
+    assert "licence=MIT" in page.url
+    shown = page.evaluate("""() => { const t = document.querySelector('.atlas-matrix--licence table');
+      return Array.from(t.tBodies[0].rows[0].cells).slice(1).filter(c => !c.hidden).map(c => c.textContent.trim()); }""")
+    assert shown and set(shown) == {"MIT"}
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
     page.close()
 
 

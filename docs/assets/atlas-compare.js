@@ -3,8 +3,9 @@
  * On the matrix page (engines/compare/) the reader picks two to four engines, and every
  * table shows only their columns; "Differences only" hides the rows where the picked
  * engines all have the same answer; "Must support" keeps only the engines that support
- * every chosen row (yes, partial or via a plugin). The choice lives in the URL
- * (?engines=vllm,sglang&diff=1&need=gguf), so a comparison can be shared. Cells keep their
+ * every chosen row (yes, partial or via a plugin); "Licence" keeps the engines under one
+ * licence. The choice lives in the URL (?engines=vllm,sglang&diff=1&need=gguf&licence=MIT),
+ * so a comparison can be shared. Cells keep their
  * links to sources: columns and rows are hidden, never rebuilt. Without JavaScript the
  * full matrix shows. */
 (function () {
@@ -30,11 +31,23 @@
       return { table: table, cols: cols };
     });
     order.sort(function (a, b) { return engines[a].localeCompare(engines[b]); });
+    var licences = {};  // engine id -> its licence, from the matrix's licence table
+    var licTable = document.querySelector(".atlas-matrix--licence table");
+    if (licTable && licTable.tBodies[0].rows[0]) {
+      var licRow = licTable.tBodies[0].rows[0];
+      Array.prototype.forEach.call(licTable.tHead.rows[0].cells, function (th, i) {
+        var a = th.querySelector("a[data-atlas-id]");
+        if (a && i > 0) licences[a.getAttribute("data-atlas-id")] = licRow.cells[i].textContent.trim();
+      });
+    }
 
     var params = new URLSearchParams(location.search);
     var picked = (params.get("engines") || "").split(",").filter(function (id) { return id in engines; }).slice(0, MAX);
     var diff = params.get("diff") === "1";
     var need = (params.get("need") || "").split(",").filter(function (id) { return id in rows; });
+    var licenceValues = Object.keys(licences).map(function (id) { return licences[id]; })
+      .filter(function (v, i, all) { return v && all.indexOf(v) === i; }).sort();
+    var licence = licenceValues.indexOf(params.get("licence")) >= 0 ? params.get("licence") : "";
 
     var box = document.createElement("form");
     box.className = "atlas-compare";
@@ -82,6 +95,19 @@
     });
     needLabel.appendChild(select);
     controls.appendChild(needLabel);
+    var licLabel = document.createElement("label");
+    licLabel.appendChild(document.createTextNode("Licence "));
+    var licSelect = document.createElement("select");
+    licSelect.className = "atlas-compare__licence";
+    [""].concat(licenceValues).forEach(function (v) {
+      var o = document.createElement("option");
+      o.value = v;
+      o.textContent = v || "any";
+      licSelect.appendChild(o);
+    });
+    licSelect.value = licence;
+    licLabel.appendChild(licSelect);
+    if (licenceValues.length) controls.appendChild(licLabel);
     var chips = document.createElement("span");
     chips.className = "atlas-compare__chips";
     controls.appendChild(chips);
@@ -103,13 +129,13 @@
       var i = model.cols.indexOf(id);
       if (i < 0) return false;
       var cell = tr.cells[i].querySelector(".atlas-cell");
-      return !!cell && !cell.classList.contains("atlas-cell--no");
+      return !!cell && !cell.classList.contains("atlas-cell--no") && !cell.classList.contains("atlas-cell--unknown");
     }
 
     function apply() {
       var show = picked.length >= 2 ? picked : null;
       var allowed = {};
-      order.forEach(function (id) { allowed[id] = true; });
+      order.forEach(function (id) { allowed[id] = !licence || licences[id] === licence; });
       need.forEach(function (rowId) {
         models.forEach(function (m) {
           Array.prototype.forEach.call(m.table.tBodies[0].rows, function (tr) {
@@ -165,13 +191,15 @@
       var n = Object.keys(visibleEngines).length;
       status.textContent = (show ? "Comparing " + show.filter(function (id) { return allowed[id]; }).map(function (id) { return engines[id]; }).join(", ")
                                  : n + " engines") + (diff ? "; rows where they differ" : "") +
-                           (need.length ? "; supporting " + need.map(function (id) { return rows[id]; }).join(", ") : "") + ".";
+                           (need.length ? "; supporting " + need.map(function (id) { return rows[id]; }).join(", ") : "") +
+                           (licence ? "; licence " + licence : "") + ".";
     }
 
     function update() {
       var q = new URLSearchParams(location.search);
-      ["engines", "diff", "need"].forEach(function (k) { q.delete(k); });
+      ["engines", "diff", "need", "licence"].forEach(function (k) { q.delete(k); });
       if (picked.length) q.set("engines", picked.join(","));
+      if (licence) q.set("licence", licence);
       if (diff) q.set("diff", "1");
       if (need.length) q.set("need", need.join(","));
       var s = q.toString();
@@ -195,8 +223,9 @@
       select.value = "";
       update();
     });
+    licSelect.addEventListener("change", function () { licence = licSelect.value; update(); });
     clear.addEventListener("click", function () {
-      picked = []; need = []; diff = false; diffBox.checked = false;
+      picked = []; need = []; diff = false; diffBox.checked = false; licence = ""; licSelect.value = "";
       Array.prototype.forEach.call(list.querySelectorAll("input"), function (i) { i.checked = false; });
       update();
     });
