@@ -15,6 +15,12 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
+    def end_headers(self):
+        # Other sites may read the data files (glossary.json for atlas-embed.js), as they
+        # can from GitHub Pages, which sends this header with every file.
+        self.send_header("Access-Control-Allow-Origin", "*")
+        super().end_headers()
+
 
 class CompressingHandler(QuietHandler):
     """Serves text files gzip-compressed with a long cache lifetime for fingerprinted

@@ -4,6 +4,7 @@ of a small knowledge base, built for real and parsed, and a sample opened in Chr
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -42,6 +43,11 @@ def inert(site: Path) -> list[str]:
                 if attr == "title" and "<" in str(value):
                     problems.append(f"{page}: title {value!r}")
         for script in soup.find_all("script"):
+            if script.get("type") == "application/ld+json":  # data, never run: it must parse and hold no '<'
+                text = script.string or ""
+                if "<" in text or not isinstance(json.loads(text), dict):
+                    problems.append(f"{page}: JSON-LD {text[:200]!r}")
+                continue
             if "pwned" in (script.string or "") or (script.get("src") and urlparse(script["src"]).scheme):
                 problems.append(f"{page}: {script}")
         for el in soup.find_all(["iframe", "object", "embed", "form", "img", "style", "base", "meta"]):
