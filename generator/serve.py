@@ -15,10 +15,12 @@ changed something:
 3. Every generated file is emitted and compared with the last build: only the pages whose
    Markdown changed are rendered again (the entries whose related, backlink or referenced-by
    lists changed, the indexes that list the entry), data files are rewritten, added and
-   removed entries get and lose their pages. A changed short or category re-renders the
-   pages that link the entry (every link carries the hover card's text); a changed title
-   or alias may make or unmake links anywhere, so it re-renders every page; a changed
-   source re-renders the handwritten pages, which cite sources by id.
+   removed entries get and lose their pages. A changed short or category changes only
+   what the hover cards of the links to the entry say: the pages that link it and change
+   no further get those attributes replaced in their written HTML, instead of a render
+   each (150 pages link the KV cache). A changed title or alias may make or unmake links
+   anywhere, so it re-renders every page; a changed source re-renders the handwritten
+   pages, which cite sources by id.
 4. Material's search index is put back together in page order and written.
 
 The result is the same bytes as a clean `mkdocs build` of the same sources
@@ -40,7 +42,7 @@ from .pipeline import Memo, prepare
 
 log = logging.getLogger("mkdocs.plugins.atlas.serve")
 
-WATCHED = ("glossary", "graph", "docs", "overrides", "mkdocs.yml")
+WATCHED = ("glossary", "graph", "docs", "overrides", "mkdocs.yml", "bench/gpu/results")
 
 
 def _stamps(folder: Path) -> dict[str, tuple[int, int]]:
@@ -74,6 +76,7 @@ class Site:
         self.docs: dict[str, tuple[int, int]] = {}
         self.setup: dict[str, tuple[int, int]] = {}
         self.rendered = 0  # pages rendered by the last update
+        self.patched = 0  # pages whose links' hover cards the last update rewrote
 
     # -- whole builds ---------------------------------------------------------------
 
@@ -172,11 +175,12 @@ class Site:
         removed = [p for p in self.generated if p not in generated]
         if added or removed:
             self._reorder(generated, added, removed)
+            files = plugin.files  # a new Files, in the new order
         for path, text in generated.items():
             if path.endswith(".md"):
                 if done.get(path, "") == text:
                     continue
-                if everything or text != self.generated.get(path) or path in relink:
+                if everything or text != self.generated.get(path):
                     done[path] = text
                     self._render(path, text)
             elif text != self.generated.get(path):
@@ -185,15 +189,26 @@ class Site:
                 file.copy_file()
         cited = everything or sources != self.sources
         for file in files.documentation_pages():  # handwritten pages link entries and cite sources by id
-            if file.generated_by is None and file.src_uri not in done and (cited or file.src_uri in relink):
+            if file.generated_by is None and file.src_uri not in done and cited:
                 done[file.src_uri] = None
                 self._render(file.src_uri)
+        patched = 0
+        if relink:
+            cards = [(_card(self.targets[i]), _card(targets[i])) for i in carded if i in self.targets and i in targets]
+            for uri in relink:
+                if uri in done:
+                    continue
+                if self._recard(uri, cards):
+                    patched += 1
+                else:  # not as expected: the page is rendered instead
+                    done[uri] = None
+                    self._render(uri)
         plugin.generated, self.generated = generated, generated
         self.names, self.targets, self.sources = names, targets, sources
         self._finish(pages_changed=bool(added or removed))
-        self.rendered = len(done)
-        log.info(f"atlas serve: {len(done)} page(s) rendered again; edited page(s) written after {first:.2f} s, "
-                 f"all after {time.perf_counter() - started:.2f} s")
+        self.rendered, self.patched = len(done), patched
+        log.info(f"atlas serve: {len(done)} page(s) rendered again, {patched} with new hover cards; edited page(s) "
+                 f"written after {first:.2f} s, all after {time.perf_counter() - started:.2f} s")
         return True
 
     def _render(self, path: str, text: str | None = None) -> None:
@@ -210,6 +225,24 @@ class Site:
         _populate_page(page, self.config, files)
         _build_page(page, self.config, files.documentation_pages(), self.plugin.site_nav, self.plugin.env)
 
+    def _recard(self, uri: str, cards: list[tuple[str, str]]) -> bool:
+        """Replace the hover-card attributes of the links in one written page; False if the
+        page does not hold them as expected (then it must be rendered)."""
+        page = self.plugin.files.get_file_from_path(uri).page
+        dest = Path(page.file.abs_dest_path)
+        try:
+            html = dest.read_text(encoding="utf-8")
+        except OSError:
+            return False
+        found = False
+        for old, new in cards:
+            if old in html:
+                html, found = html.replace(old, new), True
+        if not found:
+            return False
+        dest.write_text(html, encoding="utf-8")
+        return True
+
     def _reorder(self, generated: dict[str, str], added: list[str], removed: list[str]) -> None:
         """Entries added or removed: their files join or leave the build, in the order a
         clean build would list them (handwritten and theme files, then the generated ones
@@ -221,6 +254,7 @@ class Site:
         for path in removed:
             file = files.get_file_from_path(path)
             self.plugin.searched.pop(path, None)
+            self.plugin.links.pop(path, None)
             dest = Path(file.abs_dest_path)
             dest.unlink(missing_ok=True)
             folder = dest.parent
@@ -258,6 +292,16 @@ class Site:
         if pages_changed:
             for template in config.theme.static_templates:
                 _build_theme_template(template, plugin.env, files, config, plugin.site_nav)
+
+
+def _card(target) -> str:
+    """A link's hover-card attributes as the written page has them: made by link._card_attrs,
+    then serialized by the sanitizer."""
+    from .link import _card_attrs
+    from .sanitize import clean
+
+    html = clean(f'<a href="#"{_card_attrs(target)}>x</a>')
+    return html[html.index("data-atlas-id="):html.rindex('">x</a>') + 1]
 
 
 def serve(root: Path, host: str = "127.0.0.1", port: int = 8000, site_dir: Path | None = None) -> None:
