@@ -195,13 +195,32 @@ def _key(value: Any) -> str:
     return str(value)
 
 
+def _skos_inputs(atlas: Atlas) -> tuple:
+    """Everything skos_graph reads: an edit to a body changes none of it."""
+    return (tuple((e.id, e.url, e.kind, e.category, e.title, tuple(e.aliases), e.short, tuple(e.sources),
+                   tuple(e.relations)) for e in atlas.entries.values()),
+            tuple((s.id, s.url) for s in atlas.sources.values()),
+            tuple((t.name, t.label) for t in atlas.relation_types.values()),
+            tuple((c.id, c.title, c.short) for c in atlas.categories.values()))
+
+
+_last_skos: list = []
+"""The last files and what they were made from: under `atlas serve`, an edit to a body
+does not pay rdflib's serialisation again (about a second for the real glossary)."""
+
+
 def skos_files(atlas: Atlas) -> dict[str, str]:
     """glossary.skos.ttl and glossary.skos.jsonld at the site root, from one graph."""
+    inputs = _skos_inputs(atlas)
+    if _last_skos and _last_skos[0] == inputs:
+        return dict(_last_skos[1])
     g = skos_graph(atlas)
     ttl = g.serialize(format="turtle")
     doc = json.loads(g.serialize(format="json-ld", context=JSONLD_CONTEXT, auto_compact=True))
     jsonld = json.dumps(_sorted(doc), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
-    return {"glossary.skos.ttl": ttl, "glossary.skos.jsonld": jsonld}
+    out = {"glossary.skos.ttl": ttl, "glossary.skos.jsonld": jsonld}
+    _last_skos[:] = [inputs, out]
+    return dict(out)
 
 
 def jobs(atlas: Atlas) -> list:
