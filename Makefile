@@ -28,6 +28,16 @@ $(TORCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet --disable-pip-version-check torch==2.13.0
 	touch $@
 
+# Zensical (Material's successor) for tests/test_markdown_export.py, which builds the folder
+# `atlas markdown` writes with it. 0.0.73 is the newest release the registry can install
+# (from 0.0.74 on it needs zensical-ui, which the registry does not serve); it needs
+# Python 3.11, and the test is skipped without it. Not a project dependency: only the test needs it.
+ZENSICAL_STAMP = $(VENV)/.zensical-0.0.73
+$(ZENSICAL_STAMP): $(STAMP)
+	if $(BIN)/python -c 'import sys; sys.exit(sys.version_info < (3, 11))'; then \
+	  $(BIN)/pip install --quiet --disable-pip-version-check zensical==0.0.73; fi
+	touch $@
+
 # `atlas serve` (generator/serve.py) re-renders only the pages an edit changes; the output
 # is what `make build` writes, byte for byte (tests/test_serve.py).
 serve: $(STAMP)
@@ -46,7 +56,7 @@ browser:
 	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
-test: $(STAMP) $(TORCH_STAMP) $(NODE_STAMP) browser
+test: $(STAMP) $(TORCH_STAMP) $(ZENSICAL_STAMP) $(NODE_STAMP) browser
 	$(BIN)/python -m pytest
 
 clean:

@@ -10,7 +10,6 @@ import argparse
 import json
 import math
 import os
-import posixpath
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -407,19 +406,18 @@ def cmd_fit(args) -> int:
 
 
 def cmd_markdown(args) -> int:
+    """The site as a source folder that MkDocs without our plugin, or Zensical, builds as
+    it stands (generator/export.py)."""
     root = Path(args.root) if args.root else find_root()
-    from .link import resolve_marks
-    from .pipeline import build
+    from .export import export
 
-    atlas, files, linker = build(root)
-    out = Path(args.output)
-    for rel, text in files.items():
-        if rel.endswith(".md"):  # entry pages: their term links, as HTML inside the Markdown
-            text = resolve_marks(text, linker, posixpath.splitext(rel)[0] + "/", markdown=True)
-        target = out / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    print(f"wrote {len(files)} files to {out}")
+    try:
+        written = export(root, Path(args.output))
+    except (FileExistsError, ValueError) as exc:
+        print(f"atlas markdown: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    print(f"wrote {written.pages} pages and {written.files} other files to {args.output}: "
+          f"`zensical build` or `mkdocs build` there builds the site")
     return EXIT_OK
 
 
@@ -490,7 +488,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_fit)
 
-    s = sub.add_parser("markdown", help="write the generated Markdown and data files to a folder (for other site generators)")
+    s = sub.add_parser("markdown", help="write the whole site source (pages linked, mkdocs.yml without the plugin) to a folder that Zensical or plain MkDocs builds")
     s.add_argument("output")
     s.set_defaults(func=cmd_markdown)
 

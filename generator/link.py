@@ -15,6 +15,7 @@ admonitions, existing links, scripts and anything marked `data-atlas-nolink`;
 
 from __future__ import annotations
 
+import bisect
 import html
 import posixpath
 import re
@@ -576,7 +577,13 @@ def resolve_marks(text: str, linker: Linker, page_url: str, markdown: bool = Fal
     """Turn link_markdown's marks into term links, in the page's HTML (or, with
     `markdown`, in Markdown), and drop the NO_LINKS_BELOW marker, as link_html does. A
     mark with an id the linker does not know leaves its words alone, and no mark
-    survives: text from anywhere cannot make a link of its own."""
+    survives: text from anywhere cannot make a link of its own.
+
+    Markdown (`atlas markdown`, generator/export.py) is written for a source laid out as
+    every page's URL + index.md, so a link relative to the page's URL is relative to its
+    source file too: a mark in Markdown text becomes a Markdown link to the entry's
+    index.md with the card's data as an attribute list, which MkDocs and Zensical both
+    resolve; one inside a raw HTML block (no Markdown there) stays an <a> tag."""
     started = time.process_time()
     try:
         text = text.replace(NO_LINKS_BELOW, "", 1)  # where an entry page's prose ended: done with
@@ -584,12 +591,17 @@ def resolve_marks(text: str, linker: Linker, page_url: str, markdown: bool = Fal
             return text
         attrs = _md_anchor_attrs if markdown else _anchor_attrs
         targets = linker.targets
+        raw = raw_html_blocks(text) if markdown else []
+        starts = [a for a, _ in raw]
 
         def link(m: re.Match) -> str:
             t = targets.get(m.group(1))
             if t is None:
                 return m.group(2)
-            return f'<a class="atlas-term" href="{relative_url(t.url, page_url)}"{attrs(t)}{m.group(2)}</a>'
+            href = relative_url(t.url, page_url)
+            if markdown and not _in_spans(m.start(), raw, starts) and not text.startswith("!", m.start() - 1):
+                return f"[{m.group(2)}]({href}index.md){md_card_attrs(t)}"  # (after a '!', an image)
+            return f'<a class="atlas-term" href="{href}"{attrs(t)}{m.group(2)}</a>'
 
         return _without(_MARK_RE.sub(link, text), MARK_OPEN + MARK_MID + MARK_CLOSE)  # what no well-formed mark held
     finally:
@@ -604,6 +616,65 @@ def _md_anchor_attrs(t: Target) -> str:
     """_anchor_attrs, safe inside Markdown: no character a table, code span, escape or
     link would read before the tag is taken as HTML."""
     return _anchor_attrs(t).translate(_MD_ATTR_ESC)
+
+
+@lru_cache(maxsize=100_000)
+def md_card_attrs(t: Target) -> str:
+    """A Markdown term link's attribute list (attr_list): its class and the card's data.
+    Character references stand for what the list or a table would read (quotes, braces:
+    ' {' in a cell would start the cell's own list, bars); Python-Markdown writes them out
+    as they are, so the browser reads the text."""
+    card = _card_attrs(t).replace("{", "&#123;").replace("}", "&#125;").translate(_MD_ATTR_ESC)
+    return "{ .atlas-term" + card + " }"
+
+
+# Python-Markdown's block-level elements: a line that starts with one of these tags (after
+# at most three spaces) opens a raw HTML block, which runs to the tag's end and is not
+# read as Markdown (markdown.Markdown().block_level_elements, 3.x).
+BLOCK_TAGS = frozenset("""address article aside blockquote body canvas center colgroup dd details div dl dt fieldset
+    figcaption figure footer form group h1 h2 h3 h4 h5 h6 header hgroup hr html iframe legend li main map math menu nav
+    noscript object ol option output p pre progress script section style summary table tbody td textarea tfoot th thead
+    tr ul video""".split())
+_RAW_START_RE = re.compile(r"^ {0,3}(?:<(?P<tag>[A-Za-z][A-Za-z0-9-]*)(?=[\s/>])|(?P<com><!--)|(?P<fence>`{3,}|~{3,}))",
+                           re.M)
+
+_MARKDOWN_ATTR_RE = re.compile(r"""\smarkdown(?:\s*=\s*["']?(?:1|block|span)["']?)?(?=[\s/>])""")
+
+
+def raw_html_blocks(text: str) -> list[tuple[int, int]]:
+    """Where `text` (Markdown) has raw HTML blocks, as (start, end), in order: from a
+    line that opens a block-level element to the end of the line that closes it."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while (m := _RAW_START_RE.search(text, pos)) is not None:
+        if m.group("fence"):  # a code block: nothing in it is HTML
+            close = re.compile(rf"^[ \t]*{m.group('fence')[0]}{{{len(m.group('fence'))},}}[ \t]*$", re.M).search(text, m.end())
+            pos = close.end() if close else len(text)
+            continue
+        if m.group("com"):
+            end = text.find("-->", m.end())
+            end = len(text) if end < 0 else end + 3
+        else:
+            tag = m.group("tag").lower()
+            if tag not in BLOCK_TAGS:
+                pos = m.end()
+                continue
+            opened = text.find(">", m.end())
+            opened = len(text) if opened < 0 else opened + 1
+            if _MARKDOWN_ATTR_RE.search(text, m.end(), opened):  # md_in_html: Markdown inside, HTML blocks in it raw
+                pos = opened
+                continue
+            end = opened if tag in VOID_TAGS or text[:opened].endswith("/>") else (_closing(text, tag, opened) or len(text))
+        line_end = text.find("\n", end)
+        end = len(text) if line_end < 0 else line_end
+        spans.append((m.start(), end))
+        pos = end
+    return spans
+
+
+def _in_spans(at: int, spans: list[tuple[int, int]], starts: list[int]) -> bool:
+    k = bisect.bisect_right(starts, at) - 1
+    return k >= 0 and at < spans[k][1]
 
 
 def _link_md_slots(out: list[str], slots: list[tuple[int, int, bool]], linker: Linker, page_url: str,

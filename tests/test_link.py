@@ -195,8 +195,9 @@ def _term_links(html_text: str) -> list[tuple[str, str]]:
     import html as html_lib
     import re
 
-    return [(i, html_lib.unescape(t)) for i, t in
-            re.findall(r'<a class="atlas-term" href="[^"]*" data-atlas-id="([^"]*)"[^>]*>(.*?)</a>', html_text, re.S)]
+    # (in any order: Python-Markdown writes an attribute list's attributes sorted)
+    return [(re.search(r'data-atlas-id="([^"]*)"', attrs).group(1), html_lib.unescape(t)) for attrs, t in
+            re.findall(r'<a\b([^>]*)>(.*?)</a>', html_text, re.S) if 'class="atlas-term"' in attrs]
 
 
 def _without_term_links(html_text: str) -> str:
@@ -245,7 +246,8 @@ def test_entry_pages_get_the_links_html_linking_would_give(monkeypatch):
 
 
 def _md_link(markdown_text: str, **kw) -> tuple[str, list[str]]:
-    """Marked, then resolved as `atlas markdown` writes it: links as HTML inside Markdown."""
+    """Marked, then resolved as `atlas markdown` writes it: Markdown links with the card's
+    data as an attribute list (generator/export.py)."""
     from generator.link import link_markdown, resolve_marks
 
     marked, linked = link_markdown(markdown_text, LINKER, "glossary/x/", **kw)
@@ -273,7 +275,8 @@ def test_list_items_paragraphs_and_hard_line_breaks_end_a_name():
 def test_markdown_linking_reads_escapes_as_the_characters_they_render_to():
     out, linked = _md_link("KV&#32;cache and GPU\\s, TTFT&amp;decode")
     assert linked == ["kv-cache", "gpu", "ttft", "decode"]
-    assert '>KV&#32;cache</a>' in out and '>GPU</a>\\s' in out
+    assert '[KV&#32;cache](../kv-cache/index.md){ .atlas-term data-atlas-id="kv-cache"' in out
+    assert '[GPU](../gpu/index.md){ .atlas-term' in out and '." }\\s, [TTFT]' in out
 
 
 def test_markdown_linking_per_section_and_never_itself():
@@ -284,23 +287,35 @@ def test_markdown_linking_per_section_and_never_itself():
 
 def test_a_term_link_inside_a_table_cell_keeps_the_table_and_its_definition_intact():
     """A definition can hold characters Markdown reads before it sees a tag: the bar that
-    splits table cells, backticks, brackets, backslashes. Written into Markdown (`atlas
-    markdown`), the link's attributes hold them as character references, so the table
-    keeps its cells and the hover card its text; resolved in HTML, they are escaped as HTML."""
+    splits table cells, backticks, brackets, backslashes, quotes and braces. Written into
+    Markdown (`atlas markdown`), the link's attribute list holds them as character
+    references, so the table keeps its cells and the hover card its text; resolved in
+    HTML, they are escaped as HTML."""
     from bs4 import BeautifulSoup
 
     from generator.link import link_markdown, resolve_marks
 
-    tricky = Target("gpu", "/glossary/gpu/", "GPU", "A | B `code` [x](y) back\\slash & <b>bold</b>", "Hardware")
+    tricky = Target("gpu", "/glossary/gpu/", "GPU", 'A | B `code` [x](y) back\\slash & <b>bold</b> "q" {b}', "Hardware")
     linker = Linker([("GPU", tricky)])
     marked, _ = link_markdown("| a | b |\n|---|---|\n| one GPU | two |\n", linker, "glossary/x/")
-    for html_text in (_markdown().convert(resolve_marks(marked, linker, "glossary/x/", markdown=True)),
-                      resolve_marks(_markdown().convert(marked), linker, "glossary/x/")):
+    for html_text, href in ((_markdown().convert(resolve_marks(marked, linker, "glossary/x/", markdown=True)), "../gpu/index.md"),
+                            (resolve_marks(_markdown().convert(marked), linker, "glossary/x/"), "../gpu/")):
         soup = BeautifulSoup(html_text, "html.parser")
         assert [td.get_text() for td in soup.find_all("td")] == ["one GPU", "two"]
         link = soup.find("a", class_="atlas-term")
-        assert link["data-atlas-short"] == tricky.short and link["href"] == "../gpu/"
+        assert link["data-atlas-short"] == tricky.short and link["href"] == href
         assert soup.find("b") is None and soup.find("code") is None
+
+
+def test_a_term_link_in_raw_html_stays_an_html_link_and_one_in_markdown_becomes_a_markdown_link():
+    """Python-Markdown reads no Markdown inside a raw HTML block (a line that opens a
+    block-level element), so a mark there becomes an <a> tag; inside md_in_html's
+    markdown="1" and in ordinary text, a Markdown link. Rendered, all three are links."""
+    text = '<ol class="x"><li>GPU</li>\n</ol>\n\nTTFT\n\n<div markdown="1">\n\nMoE\n\n</div>\n'
+    out, linked = _md_link(text)
+    assert '<li><a class="atlas-term" href="../gpu/" data-atlas-id="gpu"' in out
+    assert "[TTFT](../ttft/index.md){ .atlas-term" in out and "[MoE](../moe/index.md){ .atlas-term" in out
+    assert [i for i, _ in _term_links(_markdown().convert(out))] == linked == ["gpu", "ttft", "moe"]
 
 
 def test_marks_in_authored_text_make_no_link_and_do_not_survive():
