@@ -118,3 +118,23 @@ def test_devices_are_found_by_the_names_people_type(typed, device):
 def test_an_ambiguous_or_unknown_device_says_what_it_could_be():
     r = subprocess.run([str(BIN / "atlas"), "fit", "llama-3-1-8b", "--device", "rtx 4900"], capture_output=True, text=True, cwd=REPO)
     assert r.returncode == 2 and "did you mean" in r.stderr and "4090" in r.stderr
+
+
+def test_no_matrix_cell_is_blank_and_few_are_unknown():
+    """Every engine answers every row of the matrix with a sourced status; 'unknown' is said
+    explicitly (with the source that was read), and at most one cell in ten says it."""
+    from generator.pipeline import load_atlas
+
+    atlas = load_atlas(REPO)
+    engines = atlas.of_kind("engine")
+    cells, blank = [], []
+    for group in ("features", "backends", "formats", "api"):
+        rows = {k for e in engines for k in (e.get(group) or {})}
+        for e in engines:
+            for row in sorted(rows):
+                cell = (e.get(group) or {}).get(row)
+                (cells.append(cell) if cell is not None else blank.append((e.id, group, row)))
+    assert blank == []
+    assert all(c["source"] in atlas.sources for c in cells)
+    unknown = [c for c in cells if c["status"] == "unknown"]
+    assert len(unknown) <= 0.1 * len(cells) and all(c.get("note") for c in unknown)
