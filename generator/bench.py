@@ -404,8 +404,8 @@ relations of the concept graph while bodies are read. `ATLAS_WORKERS=1` builds i
 process.
 
 The generator keeps its own stages short. libyaml parses the files, and a node's line and
-column are worked out only when a check reports a problem. From 50 documents up, valid
-documents pass a compiled schema check (fastjsonschema, one function per shared definition), and jsonschema runs only to explain a rejection. Term matching
+column are worked out only when a check reports a problem. Valid documents pass a fast
+schema check (jsonschema-rs, which follows the $refs between the schema files itself), and jsonschema runs only to explain a rejection. Term matching
 walks a trie of words, one dictionary step per word; nothing below an entry page's prose
 (its graph, relation lists and sources) is read for terms. A body is read once: the
 graph stage's reading gives both the entries it names and where its page may link them.

@@ -34,10 +34,9 @@ def no_collections() -> Iterator[None]:
 
     The stages build hundreds of thousands of long-lived objects (documents, graph edges,
     pages) and tie almost none into cycles: what the collector finds after a build is a
-    few small objects per document (fastjsonschema's compiled checks leave a closure per
-    call) and the concept graph, which networkx's cached views make a cycle once the build
-    lets go of it (tests/test_scale.py holds it to that). So collections during the build
-    free next to nothing, and are not cheap: with the young generation at 100,000
+    few small objects per document and the concept graph, which networkx's cached views
+    make a cycle once the build lets go of it (tests/test_scale.py holds it to that). So
+    collections during the build free next to nothing, and are not cheap: with the young generation at 100,000
     objects, the build spent 0.6-1.5 s more at 10,000 entries (six alternating runs; peak
     memory the same). The collector runs again as soon as the generator returns."""
     was = gc.isenabled()

@@ -143,83 +143,38 @@ def _is_key(doc: Document, path: tuple, value: Any) -> bool:
     return isinstance(node, dict) and value in node
 
 
-_NOT_VALIDATION = ("$schema", "$id", "$defs", "$comment", "title", "description", "examples", "default")
+SCHEMA_BASE = "https://inference-atlas.invalid/schemas/"
+"""Where the fast check's registry places the schema files: their $ids are bare file names,
+which a registry needs resolved against some absolute URI (never fetched)."""
 
 
-def _localise(node: Any, here: str, schemas: dict[str, Any], defs: dict[str, Any], names: dict[tuple[str, str], str]) -> Any:
-    """`node` in draft 7 terms for the compiled check, with every $ref (to this file or
-    another) pointing at a definition of the one schema being compiled: `defs`, filled
-    here, named d0, d1, ... in the order they are first met. fastjsonschema writes one
-    function per definition, so a schema used in many places (an id, a sourced fact) is
-    compiled once rather than once per use: about half the code that writing every $ref
-    out in place gave."""
-    if isinstance(node, list):
-        return [_localise(v, here, schemas, defs, names) for v in node]
-    if not isinstance(node, dict):
-        return node
-    out: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _NOT_VALIDATION or key == "$ref":
-            continue
-        if key in ("enum", "const"):
-            out[key] = value
-        elif key in ("properties", "patternProperties"):
-            out[key] = {name: _localise(v, here, schemas, defs, names) for name, v in value.items()}
-        else:
-            out[key] = _localise(value, here, schemas, defs, names)
-    if "$ref" not in node:
-        return out
-    file, _, pointer = node["$ref"].partition("#")
-    file = file or here
-    name = names.get((file, pointer))
-    if name is None:  # named before it is written out, so that a schema may refer to itself
-        name = names[file, pointer] = f"d{len(names)}"
-        target: Any = schemas[file]
-        for part in filter(None, pointer.split("/")):
-            target = target[part.replace("~1", "/").replace("~0", "~")]
-        defs[name] = _localise(target, file, schemas, defs, names)
-    ref = {"$ref": f"#/definitions/{name}"}
-    # Beside a $ref, draft 7 ignores other keywords and draft 2020-12 applies them too.
-    return {"allOf": [ref, out]} if out else ref
+def compile_schema(name: str, schemas: dict[str, Any]) -> Callable[[Any], bool]:
+    """The fast check of schemas[name]: jsonschema-rs's validator (in Rust), following $refs
+    into the other files of `schemas` through its registry, as jsonschema's does. It only
+    tells valid from invalid; jsonschema explains whatever it rejects."""
+    import jsonschema_rs
+
+    registry = jsonschema_rs.Registry([(SCHEMA_BASE + n, s) for n, s in schemas.items()])
+    return jsonschema_rs.validator_for(schemas[name], registry=registry, base_uri=SCHEMA_BASE + name).is_valid
 
 
 @lru_cache(maxsize=None)
-def _fast_checks() -> dict[str, Any]:
-    """Per kind, the schema compiled to Python code by fastjsonschema: it only tells valid
-    from invalid, at a small fraction of jsonschema's cost, and jsonschema then explains
-    whatever it rejects, so the compiled exceptions carry no details (which would put a
-    copy of the schema into the code at every check). Our schemas use no keyword whose
-    meaning changed after draft 7 (see _localise for $ref), so the compiled check reads
-    them the same way; a test compares the two on many broken entries."""
+def _fast_checks() -> dict[str, Callable[[Any], bool]]:
+    """Per kind, the fast check of its schema. Measured on 10,000 synthetic documents
+    (generator/bench.py make_corpus, median of 5 on a busy 2-core machine): 0.06 s against
+    0.47 s for the fastjsonschema code it replaced, built in 11 ms against 116 ms, so every
+    knowledge base, however small, goes through it. A test compares its verdicts with
+    jsonschema's on many broken entries."""
     schemas = _schemas()
     return {kind: compile_schema(f"{name}.schema.json", schemas) for kind, name in SCHEMA_FOR.items()}
 
 
-def compile_schema(name: str, schemas: dict[str, Any]) -> Callable[[Any], Any]:
-    """The compiled check of schemas[name]: returns for valid data, raises otherwise."""
-    import fastjsonschema
-
-    defs: dict[str, Any] = {}
-    root = _localise(schemas[name], name, schemas, defs, {})
-    assert "definitions" not in root, f"{name}: 'definitions' is a draft 7 keyword; use $defs"
-    return fastjsonschema.compile({"$schema": "http://json-schema.org/draft-07/schema#", **root, "definitions": defs},
-                                  detailed_exceptions=False)
-
-
-FAST_SCHEMA_MIN = 50
-"""Compiling the schemas costs about 0.05 s, as much as jsonschema takes to check 50 of the
-knowledge base's documents (1.1 ms each; the compiled check takes under 0.1 ms): smaller
-sets of documents (most tests) go straight to jsonschema."""
-
-
-def check_schema(doc: Document, compiled: bool = False) -> list[Finding]:
-    fast = _fast_checks().get(doc.kind) if compiled else None
-    if fast is not None:
-        try:
-            fast(doc.data)
+def check_schema(doc: Document) -> list[Finding]:
+    try:
+        if _fast_checks()[doc.kind](doc.data):
             return []
-        except Exception:  # invalid, or a value the compiled check cannot handle: ask jsonschema
-            pass
+    except Exception:  # noqa: BLE001 - a value the fast check cannot read: jsonschema decides
+        pass
     validator = _validators()[doc.kind]
     out: list[Finding] = []
     for err in validator.iter_errors(doc.data):
@@ -601,9 +556,7 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
     from .workers import fork_map
 
     out: list[Finding] = []
-    compiled = len(docs) >= FAST_SCHEMA_MIN
-    if compiled:
-        _fast_checks()  # compiled once, before the workers fork
+    _fast_checks()  # built once, before the workers fork
     _validators()
     index = _Index(docs)
     out += index.duplicates
@@ -612,7 +565,7 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
         """A document's schema and, for an entry (the first of its id), what it refers to."""
         if doc.kind == "measurement":
             return check_measurement(doc, index) + check_text(doc)
-        found = check_schema(doc, compiled=compiled) + check_text(doc)
+        found = check_schema(doc) + check_text(doc)
         if doc.kind in KINDS and index.entries.get(doc.id) is doc:
             found += check_entry(doc, index)
         return found
