@@ -92,6 +92,8 @@ def export(root: Path, out: Path) -> Written:
     for path in handwritten:
         rel = path.relative_to(docs).as_posix()
         if rel.endswith(".md"):
+            if rel in pages:  # (the plugin refuses it too)
+                raise ValueError(f"docs/{rel} is written by hand but the generator also produces it; remove one of them")
             front, _, body = split_front(path.read_text(encoding="utf-8"))
             if "[[" in body or "[@" in body or "atlas:figure" in body:
                 body = expand(body, atlas, rel)
