@@ -380,7 +380,7 @@ def cmd_fit(args) -> int:
                     f"{e.devices_needed} of them (tensor parallelism)")
             if e.split_decode_tps:
                 line += (f", decode at most {e.split_decode_tps:,.0f} tok/s before the traffic between the cards "
-                         f"(NVLink carries it far faster than PCIe); or keep {e.memory_gb:g} GB on the card and offload "
+                         f"(a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe); or keep {e.memory_gb:g} GB on the card and offload "
                          f"{e.offload_gb:.1f} GB to system memory (read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 "
                          f"channels): at most {e.offload_decode_tps:,.1f} tok/s")
             notes.append(line + ".")

@@ -149,7 +149,7 @@
           if (e.fits === false) {
             note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than its " + d.memory_gb + " GB. Split over " + e.devices_needed +
                  " of them (tensor parallelism)" + (e.split_decode_tps ? ", decode at most " + fmt(e.split_decode_tps, 0) +
-                 " tok/s before the traffic between them (NVLink carries it far faster than PCIe); or keep " + d.memory_gb +
+                 " tok/s before the traffic between them (a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe); or keep " + d.memory_gb +
                  " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
                  " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s." : "."));
           }
