@@ -18,9 +18,10 @@ changed something:
    removed entries get and lose their pages. A changed short or category changes only
    what the hover cards of the links to the entry say: the pages that link it and change
    no further get those attributes replaced in their written HTML, instead of a render
-   each (150 pages link the KV cache). A changed title or alias may make or unmake links
-   anywhere, so it re-renders every page; a changed source re-renders the handwritten
-   pages, which cite sources by id.
+   each (150 pages link the KV cache). A changed title or alias can make or unmake links
+   only on pages that hold the old or the new name or linked the entry: those are
+   rendered again. A changed source re-renders the handwritten pages, which cite
+   sources by id.
 4. Material's search index is put back together in page order and written.
 
 The result is the same bytes as a clean `mkdocs build` of the same sources
@@ -168,9 +169,14 @@ class Site:
         # Everything else that changed with them.
         generated = emitter.files()
         names, targets, sources = self._keys(plugin)
-        everything = names != self.names
         carded = {i for i in targets.keys() | self.targets.keys() if targets.get(i) != self.targets.get(i)}
-        relink = [uri for uri, ids in plugin.links.items() if ids & carded] if not everything else []
+        renamed = set(names) ^ set(self.names)  # (name, id, URL) that came or went
+        named = {i for _, i, _ in renamed}
+        # A name that came or went can make or unmake a link only where its words are written
+        # (the page's last output holds them, plurals included) or where the entry was linked.
+        rerender = ({uri for uri, ids in plugin.links.items() if ids & named} |
+                    self._mentioning({n for n, _, _ in renamed})) if renamed else set()
+        relink = [uri for uri, ids in plugin.links.items() if ids & (carded - named) and uri not in rerender]
         added = [p for p in generated if p not in self.generated]
         removed = [p for p in self.generated if p not in generated]
         if added or removed:
@@ -180,16 +186,16 @@ class Site:
             if path.endswith(".md"):
                 if done.get(path, "") == text:
                     continue
-                if everything or text != self.generated.get(path):
+                if text != self.generated.get(path) or path in rerender:
                     done[path] = text
                     self._render(path, text)
             elif text != self.generated.get(path):
                 file = files.get_file_from_path(path)
                 file.content_string = text
                 file.copy_file()
-        cited = everything or sources != self.sources
+        cited = sources != self.sources
         for file in files.documentation_pages():  # handwritten pages link entries and cite sources by id
-            if file.generated_by is None and file.src_uri not in done and cited:
+            if file.generated_by is None and file.src_uri not in done and (cited or file.src_uri in rerender):
                 done[file.src_uri] = None
                 self._render(file.src_uri)
         patched = 0
@@ -224,6 +230,21 @@ class Site:
         page.__dict__.pop("render", None)  # a page the build's workers rendered: MkDocs renders it now
         _populate_page(page, self.config, files)
         _build_page(page, self.config, files.documentation_pages(), self.plugin.site_nav, self.plugin.env)
+
+    def _mentioning(self, names: set[str]) -> set[str]:
+        """The pages whose written HTML holds any of `names`, in any case."""
+        import html
+
+        words = {w for n in names for w in (n.casefold(), html.escape(n, quote=False).casefold())}
+        out = set()
+        for file in self.plugin.files.documentation_pages():
+            try:
+                text = Path(file.abs_dest_path).read_text(encoding="utf-8").casefold()
+            except OSError:
+                continue
+            if any(w in text for w in words):
+                out.add(file.src_uri)
+        return out
 
     def _recard(self, uri: str, cards: list[tuple[str, str]]) -> bool:
         """Replace the hover-card attributes of the links in one written page; False if the

@@ -103,15 +103,19 @@ def test_a_broken_knowledge_base_fails_the_build_and_writes_nothing(tmp_path):
 def test_a_warning_on_a_page_rendered_by_a_worker_still_fails_the_strict_build(tmp_path):
     """Generated pages are rendered in forked workers; what MkDocs logs there must reach the
     reader and count in strict mode, exactly as in a one-process build."""
-    kb = copy_repo(tmp_path / "repo")
-    entry = kb / "glossary/terms/kv-cache.yaml"
-    text = entry.read_text()
-    entry.write_text(text.replace("body: |\n", "body: |\n  See [the missing page](nowhere.md).\n\n", 1))
+    from generator.bench import make_corpus
+
+    kb = tmp_path / "repo"  # a synthetic knowledge base: enough pages for the workers, built in seconds
+    make_corpus(kb, 150)
+    entry = kb / "glossary/terms/term-0.yaml"
+    data = yaml.safe_load(entry.read_text())
+    data["body"] = "See [the missing page](nowhere.md).\n\n" + data["body"]
+    entry.write_text(yaml.safe_dump(data, sort_keys=False))
     for workers in (2, 1):
         site = tmp_path / f"site-{workers}"
         result = mkdocs_build(kb, site, workers=workers)
         assert result.returncode != 0
         assert ("generated pages in 2 processes" in result.stderr) == (workers == 2)
-        assert result.stderr.count("Doc file 'glossary/kv-cache.md' contains a link 'nowhere.md', but the target "
+        assert result.stderr.count("Doc file 'glossary/term-0.md' contains a link 'nowhere.md', but the target "
                                    "'glossary/nowhere.md' is not found") == 1  # reported, and once
         assert "Aborted with 1 warnings in strict mode" in result.stdout + result.stderr
