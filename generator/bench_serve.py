@@ -241,8 +241,8 @@ def report(results: list[dict], runs: int) -> str:
                        f"{statistics.median(b['pages'] for b in items):g} | {statistics.median(b['patched'] for b in items):g} |")
     out += ["", "A short shows on the hover card of every link to its entry: the pages that link it get",
             "those attributes rewritten in their written HTML, without a render. A title or an alias can",
-            "make or unmake a link on any page, so every page is rendered again. Either way the edited",
-            "entry's page is written first.", "",
+            "make or unmake a link only where the old or new name is written or the entry was linked, so",
+            "those pages are rendered again. Either way the edited entry's page is written first.", "",
             "## What each mechanism buys", "",
             "| knowledge base | generator per edit, from scratch (s) | with what serve keeps (s) | clean build, pages in one process (s) | with a worker per core (s) | server start (s) |",
             "|---|---:|---:|---:|---:|---:|"]
