@@ -204,6 +204,15 @@ def _span(xs: list[float]) -> str:
     return f"{min(xs):.2f}–{max(xs):.2f}" if len(xs) > 1 else "one run"
 
 
+def _cell(xs: list[float]) -> str:
+    """A table cell: the median, then the range."""
+    return f"{_med(xs)} ({_span(xs)})"
+
+
+def _name(r: dict) -> str:
+    return "real" if r["size"] == "real" else f"synthetic {r['entries']:,}"
+
+
 def report(results: list[dict], runs: int) -> str:
     out = ["---", "title: Authoring benchmark",
            "description: How long an author waits under make serve between saving an entry and seeing it, beside a clean build.",
@@ -233,11 +242,10 @@ def report(results: list[dict], runs: int) -> str:
             "| knowledge base | edit | page served (s) | rest of the site (s) | pages rendered again | pages with new hover cards |",
             "|---|---|---:|---:|---:|---:|"]
     for r in results:
-        name = "real" if r["size"] == "real" else f"synthetic {r['entries']:,}"
         for what, items in (("short (one-line definition)", r["short"]), ("title", [r["title"]])):
             shown = [b["shown_s"] for b in items]
             rest = [b["all_s"] for b in items]
-            out.append(f"| {name} | {what} | {_med(shown)} ({_span(shown)}) | {_med(rest)} ({_span(rest)}) | "
+            out.append(f"| {_name(r)} | {what} | {_cell(shown)} | {_cell(rest)} | "
                        f"{statistics.median(b['pages'] for b in items):g} | {statistics.median(b['patched'] for b in items):g} |")
     out += ["", "A short shows on the hover card of every link to its entry: the pages that link it get",
             "those attributes rewritten in their written HTML, without a render. A title or an alias can",
@@ -247,15 +255,14 @@ def report(results: list[dict], runs: int) -> str:
             "| knowledge base | generator per edit, from scratch (s) | with what serve keeps (s) | clean build, pages in one process (s) | with a worker per core (s) | server start (s) |",
             "|---|---:|---:|---:|---:|---:|"]
     for r in results:
-        name = "real" if r["size"] == "real" else f"synthetic {r['entries']:,}"
         g = r["generator"]
-        out.append(f"| {name} | {_med(g['cold'])} ({_span(g['cold'])}) | {_med(g['warm'])} ({_span(g['warm'])}) | "
-                   f"{_med(r['serial'])} ({_span(r['serial'])}) | {_med(r['clean'])} | {r['startup']:.1f} |")
+        out.append(f"| {_name(r)} | {_cell(g['cold'])} | {_cell(g['warm'])} | {_cell(r['serial'])} | "
+                   f"{_med(r['clean'])} | {r['startup']:.1f} |")
     out += ["", "- **Re-rendering only the changed pages** (`generator/serve.py`) is what turns a",
             "  whole-site rebuild into a page: the first two tables.",
             "- **What serve keeps between edits** (`pipeline.Memo`: each file's parsed YAML by its bytes,",
-            "  each body's scan while no name changes; the graph's force layout while no edge moves and the
-  SKOS files while no name, short or relation changes, `graph.layout`, `linked_data.skos_files`;",
+            "  each body's scan while no name changes; the graph's force layout while no edge moves and the",
+            "  SKOS files while no name, short or relation changes, `graph.layout`, `linked_data.skos_files`;",
             "  both columns keep the SKOS files) is the difference between the first two columns above.",
             "- **A worker per core for page rendering** (`generator/parallel.py`) serves clean builds",
             "  only (`make build`, CI, the server's first build does without it: the server's threads",
