@@ -56,6 +56,17 @@ def site(tmp_path_factory) -> Path:
     return out
 
 
+def goto(page, url: str):
+    """Open `url` the way a reader's tab settles: after the load event (so every script has
+    run and mounted its widget) and then no network for half a second. Playwright's
+    "networkidle" alone can fire before the load event while a big page still parses on a
+    busy machine, and then a test reads a widget before its script ran (a CI failure of
+    the compare view, 2026-11)."""
+    response = page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    return response
+
+
 from generator.bench_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (one list of flags for tests and benchmark)
 
 

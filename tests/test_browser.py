@@ -7,7 +7,7 @@ from urllib.parse import urlparse
 import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from conftest import serve
+from conftest import serve, goto
 
 @pytest.fixture(scope="session")
 def server(site: Path):
@@ -29,7 +29,7 @@ def test_pages_render_and_request_nothing_outside_the_machine(tab, server, path)
     tab.on("request", lambda r: requested.append(r.url))
     errors: list[str] = []
     tab.on("pageerror", lambda e: errors.append(str(e)))
-    tab.goto(server + path, wait_until="networkidle")
+    goto(tab, server + path)
     assert tab.locator("article h1").first.is_visible()
     outside = [u for u in requested if urlparse(u).hostname not in ("127.0.0.1",) and not u.startswith("data:")]
     assert outside == []
@@ -46,7 +46,7 @@ def test_entry_page_links_lead_to_other_entries(tab, server):
 
 
 def test_guide_walk_share_reload_and_back(tab, server):
-    tab.goto(server + "/guides/choose-an-engine/", wait_until="networkidle")
+    goto(tab, server + "/guides/choose-an-engine/")
     guide = tab.locator("#atlas-guide")
     assert "Who will use the model?" in guide.inner_text()
     # Keyboard: focus the option and press Enter.
@@ -60,7 +60,7 @@ def test_guide_walk_share_reload_and_back(tab, server):
     assert "Sources disagree" in answer
     shared = tab.url
     assert "answers=just-me,rtx,two-to-four" in shared
-    tab.goto(shared, wait_until="networkidle")  # a reader opening the shared link
+    goto(tab, shared)  # a reader opening the shared link
     assert tab.locator("#atlas-guide").inner_text() == answer
     tab.locator(".atlas-guide__back").click()
     assert "How many RTX cards?" in tab.locator("#atlas-guide").inner_text()
@@ -72,24 +72,23 @@ def test_guide_flowchart_is_html_and_loads_nothing_from_outside(tab, server):
     # width: tests/test_guide_flowchart.py): no diagram renderer, nothing from elsewhere.
     requested = []
     tab.on("request", lambda r: requested.append(r.url))
-    tab.goto(server + "/guides/choose-an-engine/", wait_until="networkidle")
+    goto(tab, server + "/guides/choose-an-engine/")
     assert tab.locator(".atlas-flow__chart").count() >= 5
     assert all(urlparse(u).hostname == "127.0.0.1" for u in requested if not u.startswith("data:"))
 
 
 def test_local_graph_shows_the_neighbours(tab, server):
-    tab.goto(server + "/engines/vllm/", wait_until="networkidle")
+    goto(tab, server + "/engines/vllm/")
     nodes = tab.locator(".atlas-local .atlas-local__node[href]")
     assert nodes.count() >= 5
     hrefs = [nodes.nth(i).get_attribute("href") for i in range(nodes.count())]
     assert any("paged-attention" in h for h in hrefs)
     nodes.first.click()
-    tab.wait_for_load_state("networkidle")
-    assert "/engines/vllm/" not in tab.url
+    tab.wait_for_url(lambda url: "/engines/vllm/" not in url)  # the click navigates to the node's page
 
 
 def test_graph_page_click_opens_the_entry_and_search_focuses(tab, server):
-    tab.goto(server + "/graph/", wait_until="networkidle")
+    goto(tab, server + "/graph/")
     canvas = tab.locator("canvas.atlas-graph__canvas")
     canvas.wait_for()
     # Find vLLM: the view centres on it, so a click at the canvas centre opens it.
@@ -102,7 +101,7 @@ def test_graph_page_click_opens_the_entry_and_search_focuses(tab, server):
 
 
 def test_graph_page_finds_a_typed_path(tab, server):
-    tab.goto(server + "/graph/", wait_until="networkidle")
+    goto(tab, server + "/graph/")
     tab.fill(".atlas-path__from", "vLLM")
     tab.fill(".atlas-path__to", "Memory bandwidth")
     tab.click(".atlas-path__go")
@@ -113,7 +112,7 @@ def test_graph_page_finds_a_typed_path(tab, server):
 
 
 def test_hardware_guide_hands_the_model_to_the_calculator(tab, server):
-    tab.goto(server + "/guides/choose-hardware-for-a-model/?answers=large,me#walk", wait_until="networkidle")
+    goto(tab, server + "/guides/choose-hardware-for-a-model/?answers=large,me#walk")
     guide = tab.locator("#atlas-guide")
     assert "Apple M4 Max" in guide.inner_text()
     guide.locator("a", has_text="Check fit and speed in the calculator").click()
@@ -131,7 +130,7 @@ def test_search_index_waits_for_the_reader_and_then_finds_aliases_first(tab, ser
     fetches it, and an abbreviation or spelling variant puts its entry first."""
     requested = []
     tab.on("request", lambda r: requested.append(r.url))
-    tab.goto(server + "/glossary/kv-cache/", wait_until="networkidle")
+    goto(tab, server + "/glossary/kv-cache/")
     assert not any("search_index.json" in u for u in requested)
     box = tab.locator("input.md-search__input")
     tab.keyboard.press("/")

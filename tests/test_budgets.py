@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import serve
+from conftest import serve, goto
 from generator.bench_browser import LIGHTHOUSE, PAGES, lighthouse
 
 BUDGET_BYTES = 500 * 1000
@@ -32,7 +32,7 @@ def test_page_weight_within_budget_and_nothing_from_outside(browser, gz_server, 
     page = context.new_page()
     responses = []
     page.on("requestfinished", lambda r: responses.append(r))
-    page.goto(gz_server + path, wait_until="networkidle")
+    goto(page, gz_server + path)
     page.wait_for_timeout(500)  # late requests (workers, lazy scripts) get their chance
     outside = [r.url for r in responses if urlparse(r.url).hostname != "127.0.0.1" and not r.url.startswith("data:")]
     assert outside == []

@@ -19,7 +19,7 @@ def test_page_numbers_match_the_python_calculator(served):
     m, d = model_spec(atlas.entries["model-z"]), device_spec(atlas.entries["gpu-y"])
     expected = estimate(m, d, 4.85, 8192, 2)
     page = browser.new_page()
-    page.goto(base + "/calculator/", wait_until="networkidle")
+    goto(page, base + "/calculator/")
     page.select_option("#calc-format", "q4_k_m")  # a variant of the FP16 term in this knowledge base
     page.fill("#calc-context", "8192")
     page.fill("#calc-seqs", "2")
@@ -28,7 +28,7 @@ def test_page_numbers_match_the_python_calculator(served):
     assert row.locator(".atlas-calc__decode").inner_text() == f"{expected.decode_tps:,.0f} tok/s"
     assert f"Needs {expected.total_gb:,.1f} GB" in page.locator(".atlas-calc__summary").inner_text()
     # The state is in the URL: reloading it gives the same answer.
-    page.goto(page.url, wait_until="networkidle")
+    goto(page, page.url)
     assert page.locator("tr[data-device='gpu-y'] .atlas-calc__decode").inner_text() == f"{expected.decode_tps:,.0f} tok/s"
     page.close()
 
@@ -43,7 +43,7 @@ def test_page_numbers_match_the_python_calculator(served):
 def test_bad_input_is_explained_in_the_page(served, field, value, message):
     _, base, browser = served
     page = browser.new_page()
-    page.goto(base + "/calculator/", wait_until="networkidle")
+    goto(page, base + "/calculator/")
     page.fill(field, value)
     assert message in page.locator(".atlas-calc__error").inner_text()
     assert page.locator(".atlas-calc__table tr").count() == 0
@@ -56,11 +56,11 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
     10%: 48.99 GB, so three 24 GB RTX 4090s; each decodes at most 1,008 GB/s ÷ 44.53 GB =
     22.6 tok/s alone, 67.9 on three; offloading 24.99 GB to 76.8 GB/s system memory gives
     1 ÷ (19.54 ÷ 1,008 + 24.99 ÷ 76.8) = 2.9 tok/s."""
-    from conftest import serve
+    from conftest import serve, goto
 
     with serve(site) as base:
         page = browser.new_page(viewport={"width": 390, "height": 844})
-        page.goto(base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1", wait_until="networkidle")
+        goto(page, base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1")
         row = page.locator("tr[data-device='nvidia-rtx-4090']")
         assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 3"
         assert row.locator(".atlas-calc__decode").inner_text() == "68 tok/s on 3 (split)"
@@ -72,11 +72,11 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
 
 
 def test_the_calculator_opens_on_something_that_fits_common_hardware(site, browser):
-    from conftest import serve
+    from conftest import serve, goto
 
     with serve(site) as base:
         page = browser.new_page()
-        page.goto(base + "/calculator/", wait_until="networkidle")
+        goto(page, base + "/calculator/")
         assert page.locator("#calc-model").input_value() == "llama-3-1-8b"
         assert page.locator("#calc-format").input_value() == "q4_k_m"
         assert page.locator("tr[data-device='nvidia-rtx-4090'] .atlas-calc__fits").inner_text() == "yes"

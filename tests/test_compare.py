@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from bs4 import BeautifulSoup
 
-from conftest import BIN, REPO
+from conftest import BIN, REPO, goto
 
 WANT = ["vllm", "sglang", "tensorrt-llm"]
 
@@ -27,7 +27,7 @@ def _visible(page):
 @pytest.mark.parametrize("width", [1366, 390])
 def test_three_engines_side_by_side_showing_only_their_differences(browser, base, width):
     page = browser.new_page(viewport={"width": width, "height": 900})
-    page.goto(base + "/engines/compare/?engines=" + ",".join(WANT) + "&diff=1", wait_until="networkidle")
+    goto(page, base + "/engines/compare/?engines=" + ",".join(WANT) + "&diff=1")
     tables = _visible(page)
     assert tables, "no table left"
     for t in tables:
@@ -43,7 +43,7 @@ def test_three_engines_side_by_side_showing_only_their_differences(browser, base
 
 def test_picking_engines_and_requirements_updates_the_view_and_the_url(browser, base):
     page = browser.new_page(viewport={"width": 1366, "height": 900})
-    page.goto(base + "/engines/compare/", wait_until="networkidle")
+    goto(page, base + "/engines/compare/")
     for engine in ("vllm", "llama-cpp"):
         page.locator(f".atlas-compare__engines input[value='{engine}']").check()
     assert "engines=vllm%2Cllama-cpp" in page.url or "engines=vllm,llama-cpp" in page.url
@@ -70,7 +70,7 @@ def test_the_matrix_filters_by_licence(browser, base, site):
     cells = row.select("a.atlas-cell")
     assert len(cells) >= 15 and all("/sources/" in a["href"] for a in cells)
     page = browser.new_page(viewport={"width": 390, "height": 900})
-    page.goto(base + "/engines/compare/", wait_until="networkidle")
+    goto(page, base + "/engines/compare/")
     page.locator(".atlas-compare__licence").select_option("MIT")
     assert "licence=MIT" in page.url
     shown = page.evaluate("""() => { const t = document.querySelector('.atlas-matrix--licence table');

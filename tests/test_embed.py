@@ -11,7 +11,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from conftest import serve
+from conftest import serve, goto
 
 HOST_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>A blog post</title>
@@ -57,7 +57,7 @@ def test_the_embed_links_first_mentions_cross_origin_without_cookies(tab, host, 
     tab.on("pageerror", lambda e: errors.append(str(e)))
     # A cookie the host's origin holds: cookies ignore ports, so the glossary request would carry it
     tab.context.add_cookies([{"name": "session", "value": "secret", "url": host}])
-    tab.goto(host + "/", wait_until="networkidle")
+    goto(tab, host + "/")
     _wait_for_terms(tab)
     assert errors == []
     glossary = [r for r in requests if r.url.endswith("/glossary.json")]
@@ -80,7 +80,7 @@ def test_the_embed_links_first_mentions_cross_origin_without_cookies(tab, host, 
 
 
 def test_the_card_on_hover_and_keyboard_with_styles_kept_apart(tab, host, base):
-    tab.goto(host + "/", wait_until="networkidle")
+    goto(tab, host + "/")
     _wait_for_terms(tab)
     term = tab.locator("a[data-atlas-embed='kv-cache']")
     card = tab.locator("#atlas-embed-card")
@@ -111,7 +111,7 @@ def test_the_card_on_hover_and_keyboard_with_styles_kept_apart(tab, host, base):
 def test_on_a_phone_the_card_is_a_sheet_within_the_screen(browser, host):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
     tab = context.new_page()
-    tab.goto(host + "/", wait_until="networkidle")
+    goto(tab, host + "/")
     _wait_for_terms(tab)
     term = tab.locator("a[data-atlas-embed='kv-cache']")
     term.tap()  # the first tap shows the card and stays on the page
@@ -125,7 +125,7 @@ def test_on_a_phone_the_card_is_a_sheet_within_the_screen(browser, host):
 def test_copy_as_markdown_puts_the_entrys_markdown_on_the_clipboard(browser, base):
     context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
     tab = context.new_page()
-    tab.goto(base + "/glossary/kv-cache/", wait_until="networkidle")
+    goto(tab, base + "/glossary/kv-cache/")
     link = tab.locator("a[data-atlas-copy]")
     link.click()
     tab.wait_for_function("document.querySelector('a[data-atlas-copy]').textContent === 'Copied'")

@@ -3,13 +3,14 @@ with human labels, typed relations by default, find and path by title or alias, 
 phone layout."""
 
 import pytest
+from conftest import goto
 
 
 
 @pytest.mark.parametrize("width", [1366, 390])
 def test_graph_page_reads_and_fits(browser, base, width):
     page = browser.new_page(viewport={"width": width, "height": 844})
-    page.goto(base + "/graph/", wait_until="networkidle")
+    goto(page, base + "/graph/")
     page.wait_for_function("document.querySelector('#atlas-graph').dataset.frames >= '1'", timeout=120_000)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     legend = page.locator(".atlas-graph__legend").inner_text()
@@ -24,7 +25,7 @@ def test_graph_page_reads_and_fits(browser, base, width):
 
 def test_find_and_path_accept_aliases_and_prefer_typed_relations(browser, base):
     page = browser.new_page(viewport={"width": 1366, "height": 900})
-    page.goto(base + "/graph/", wait_until="networkidle")
+    goto(page, base + "/graph/")
     page.wait_for_function("document.querySelector('#atlas-graph').dataset.frames >= '1'", timeout=120_000)
     page.locator(".atlas-path__from").fill("vLLM")
     page.locator(".atlas-path__to").fill("memory bandwidth")

@@ -5,7 +5,7 @@ links to that entry. The walk-through shows each disagreement with every side's 
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, goto
 from generator.guides import all_paths, walk
 from generator.pipeline import load_atlas
 
@@ -43,7 +43,7 @@ def atlas():
 @pytest.mark.parametrize("guide", GUIDES)
 def test_flowchart_labels_are_at_least_12px_and_charts_fit(browser, base, guide, width):
     page = browser.new_page(viewport={"width": width, "height": 900})
-    page.goto(f"{base}/guides/{guide}/", wait_until="networkidle")
+    goto(page, f"{base}/guides/{guide}/")
     labels = page.evaluate(MEASURE)
     assert len(labels) > 10
     small = [x for x in labels if x["px"] < 12]
@@ -63,7 +63,7 @@ def test_every_entry_named_in_a_box_links_to_it(browser, base, atlas, guide):
         for o in q["options"]:
             expected += [(qid, atlas.entries[r["entry"]].url) for r in o.get("recommend", ())]
     page = browser.new_page(viewport={"width": 1366, "height": 900})
-    page.goto(f"{base}/guides/{guide}/", wait_until="networkidle")
+    goto(page, f"{base}/guides/{guide}/")
     found = page.evaluate("""() => [...document.querySelectorAll('.atlas-flow__chart')].flatMap(c =>
         [...c.querySelectorAll('.atlas-flow__answers li')].map(li => {
           const a = li.querySelector('a.atlas-flow__entry');
@@ -78,7 +78,7 @@ def test_the_walk_through_shows_both_sides_and_the_advice(browser, base, atlas):
     path = ["many-users", "servers", "servers", "general"]
     leaf = walk(guide, path).leaf
     page = browser.new_page(viewport={"width": 390, "height": 844})
-    page.goto(f"{base}/guides/choose-an-engine/?answers={','.join(path)}#walk", wait_until="networkidle")
+    goto(page, f"{base}/guides/choose-an-engine/?answers={','.join(path)}#walk")
     box = page.locator("#atlas-guide")
     text = box.inner_text()
     for d in leaf["disputes"]:

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 import minikb
-from conftest import BIN, REPO, mkdocs_build, serve
+from conftest import BIN, REPO, mkdocs_build, serve, goto
 
 
 @pytest.fixture(scope="module")
@@ -30,7 +30,7 @@ def renamed_site(tmp_path_factory):
 def test_a_stale_link_says_where_the_walk_stopped(renamed_site, browser):
     _, base = renamed_site
     page = browser.new_page()
-    page.goto(base + "/guides/pick/?answers=me,gone-option#walk", wait_until="networkidle")
+    goto(page, base + "/guides/pick/?answers=me,gone-option#walk")
     notice = page.locator(".atlas-guide__notice")
     assert "gone-option" in notice.inner_text() and "after 1 answer" in notice.inner_text()
     assert "Where?" in page.locator("#atlas-guide").inner_text()  # it stopped at the question it could not answer
@@ -40,7 +40,7 @@ def test_a_stale_link_says_where_the_walk_stopped(renamed_site, browser):
 def test_a_renamed_option_keeps_old_links_working(renamed_site, browser):
     root, base = renamed_site
     page = browser.new_page()
-    page.goto(base + "/guides/pick/?answers=me,laptop#walk", wait_until="networkidle")
+    goto(page, base + "/guides/pick/?answers=me,laptop#walk")
     assert "Our answer" in page.locator("#atlas-guide").inner_text()
     assert page.locator(".atlas-guide__notice").count() == 0
     page.close()

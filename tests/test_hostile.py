@@ -8,7 +8,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 import minikb
-from conftest import mkdocs_build, serve
+from conftest import mkdocs_build, serve, goto
 
 PAYLOAD = ' <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> </script><!-- -->'
 
@@ -57,13 +57,13 @@ def test_no_injected_script_runs_in_chromium(hostile_site, browser):
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         for path in ["/glossary/decode/", "/engines/engine-x/", "/hardware/gpu-y/", "/models/model-z/",
                      "/guides/pick/", "/glossary/", "/sources/src-a/", "/graph/", "/calculator/", "/engines/compare/"]:
-            page.goto(base + path, wait_until="networkidle")
+            goto(page, base + path)
             assert page.evaluate("window.__pwned") is None, path
         # Walk the guide: its questions and answers are injected text too.
-        page.goto(base + "/guides/pick/?answers=me,laptop#walk", wait_until="networkidle")
+        goto(page, base + "/guides/pick/?answers=me,laptop#walk")
         assert "Our answer" in page.locator("#atlas-guide").inner_text()
         # The hover card shows the hostile definition as text.
-        page.goto(base + "/glossary/decode/", wait_until="networkidle")
+        goto(page, base + "/glossary/decode/")
         page.locator("article a.atlas-term").first.hover()
         assert page.evaluate("window.__pwned") is None
         assert dialogs == []

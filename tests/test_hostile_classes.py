@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import minikb
-from conftest import BIN, mkdocs_build, serve
+from conftest import BIN, mkdocs_build, serve, goto
 from generator.load import load_tree
 from generator.validate import validate
 from test_validate import GOOD, PATH, findings_for
@@ -282,13 +282,13 @@ def test_in_chromium_no_injected_script_runs_on_hover_tooltip_or_search(tmp_path
         dialogs = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         for path in ["/glossary/decode/", "/sources/src-a/", "/engines/engine-x/", "/guides/pick/"]:
-            page.goto(base + path, wait_until="networkidle")
+            goto(page, base + path)
             for link in page.locator("article a").all()[:25]:
                 if link.is_visible():
                     link.hover()
             assert page.evaluate("window.__pwned") is None, path
         # Material's search: results show titles and tags of entries whose names carry the payload.
-        page.goto(base + "/", wait_until="networkidle")
+        goto(page, base + "/")
         page.locator(".md-search__input").click()
         # Material builds its index in a worker and drops a query typed before it is ready:
         # wait for it (a guard against a hang, not a speed check), then type as a reader does.

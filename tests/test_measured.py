@@ -16,7 +16,7 @@ import pytest
 import yaml
 from bs4 import BeautifulSoup
 
-from conftest import REPO
+from conftest import REPO, goto
 from generator.calc import measured_for, measured_points
 from generator.load import load_tree, measurement_source_id
 from generator.pipeline import load_atlas
@@ -159,7 +159,7 @@ def test_the_calculator_shows_the_measurement_for_that_model_device_and_format(b
     sixteen = next(o["id"] for g in data["formats"] for o in g["options"] if o["bits"] == 16)
     got = measured_for(atlas, MODEL, DEVICE, 2048)
     page = browser.new_page(viewport={"width": 1366, "height": 900})
-    page.goto(f"{base}/calculator/?model={MODEL}&format={sixteen}&context=2048", wait_until="networkidle")
+    goto(page, f"{base}/calculator/?model={MODEL}&format={sixteen}&context=2048")
     cell = page.locator(f"tr[data-device='{DEVICE}'] .atlas-calc__measured")
     text = cell.inner_text()
     assert f"measured {tps(got.tokens_per_s)} tok/s at 2,048 tokens, {got.ratio:.2f} of the ceiling there ({got.ceiling_tps:,.0f})" in text
@@ -170,7 +170,7 @@ def test_the_calculator_shows_the_measurement_for_that_model_device_and_format(b
     page.fill("#calc-context", "4096")
     assert "at 2,048 tokens" in cell.inner_text()
     # A 4-bit format: no measured figure in the row, a note saying why.
-    page.goto(f"{base}/calculator/?model={MODEL}&format=q4_k_m&context=2048", wait_until="networkidle")
+    goto(page, f"{base}/calculator/?model={MODEL}&format=q4_k_m&context=2048")
     assert cell.count() == 0
     assert "16-bit weights and KV cache only" in page.locator(".atlas-calc__notes").inner_text()
     page.close()

@@ -4,6 +4,7 @@
 
 import pytest
 from bs4 import BeautifulSoup, SoupStrainer
+from conftest import goto
 
 
 PAGES = ["/", "/glossary/kv-cache/", "/engines/vllm/", "/hardware/nvidia-h100-sxm/", "/hardware/", "/models/",
@@ -15,7 +16,7 @@ def test_nothing_is_wider_than_a_phone_and_nothing_grows_with_the_corpus(browser
     page = browser.new_page(viewport={"width": 390, "height": 844})
     urls = []
     page.on("request", lambda r: urls.append(r.url))
-    page.goto(base + path, wait_until="networkidle")
+    goto(page, base + path)
     width = page.evaluate("document.documentElement.scrollWidth")
     page.close()
     assert width <= 390, f"{path} is {width} px wide"
@@ -51,7 +52,7 @@ def test_every_link_to_an_entry_gets_a_card_that_names_the_entry(browser, base, 
     entry_links = [a for a in soup.select("article a[href]") if a["href"].startswith("../../glossary/")]
     assert entry_links and all(a.get("data-atlas-id") for a in entry_links)
     page = browser.new_page(viewport={"width": 1366, "height": 900})
-    page.goto(base + "/glossary/kv-cache/", wait_until="networkidle")
+    goto(page, base + "/glossary/kv-cache/")
     link = page.locator("#backlinks ~ details a[data-atlas-id]").first
     page.locator("#backlinks ~ details summary").first.click()
     link.hover()
@@ -83,7 +84,7 @@ def test_entry_pages_give_the_empty_sidebar_to_their_content(browser, base):
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     widths = {}
     for path in ("/hardware/nvidia-h100-sxm/", "/learn/request-flow/"):
-        page.goto(base + path, wait_until="networkidle")
+        goto(page, base + path)
         widths[path] = page.evaluate("document.querySelector('.md-content').getBoundingClientRect().width")
         primary = page.evaluate("""(() => { const s = document.querySelector('.md-sidebar--primary');
             return s ? getComputedStyle(s).display !== 'none' && s.getBoundingClientRect().width > 0 : false; })()""")

@@ -2,6 +2,7 @@
 
 import pytest
 from playwright.sync_api import expect
+from conftest import goto
 
 
 
@@ -15,7 +16,7 @@ def engine_page(served):
     """Engine X's page, whose body mentions the KV cache (auto-linked), and that term link."""
     base, browser = served
     page = browser.new_page()
-    page.goto(base + "/engines/engine-x/", wait_until="networkidle")
+    goto(page, base + "/engines/engine-x/")
     yield page, page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
     page.close()
 
@@ -55,7 +56,7 @@ def test_without_javascript_a_term_is_a_plain_link(served):
 def test_search_finds_an_entry_by_alias_first(served, query, title):
     base, browser = served
     page = browser.new_page()
-    page.goto(base + "/", wait_until="networkidle")
+    goto(page, base + "/")
     page.keyboard.press("/")
     page.locator("input.md-search__input").press_sequentially(query, delay=20)  # Material reacts to key events
     # Material's full-text results (the entry results above them are tested in test_search.py).

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, serve
+from conftest import REPO, serve, goto
 
 
 @pytest.fixture(scope="module")
@@ -18,7 +18,7 @@ def search_page(site: Path, browser):
         page = browser.new_page(viewport={"width": 1366, "height": 900})
         requests = []
         page.on("request", lambda r: requests.append(r.url))
-        page.goto(base + "/glossary/kv-cache/", wait_until="networkidle")
+        goto(page, base + "/glossary/kv-cache/")
         before = list(requests)
         page.locator(".md-search__input").click()
 
