@@ -5,6 +5,7 @@ import pytest
 
 from generator.calc import device_spec, estimate, model_spec
 from generator.pipeline import load_atlas
+from conftest import goto
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +57,7 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
     10%: 48.99 GB, so three 24 GB RTX 4090s; each decodes at most 1,008 GB/s ÷ 44.53 GB =
     22.6 tok/s alone, 67.9 on three; offloading 24.99 GB to 76.8 GB/s system memory gives
     1 ÷ (19.54 ÷ 1,008 + 24.99 ÷ 76.8) = 2.9 tok/s."""
-    from conftest import serve, goto
+    from conftest import serve
 
     with serve(site) as base:
         page = browser.new_page(viewport={"width": 390, "height": 844})
@@ -72,7 +73,7 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
 
 
 def test_the_calculator_opens_on_something_that_fits_common_hardware(site, browser):
-    from conftest import serve, goto
+    from conftest import serve
 
     with serve(site) as base:
         page = browser.new_page()
