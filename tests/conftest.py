@@ -47,12 +47,20 @@ def kb(tmp_path: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory) -> Path:
-    """The real site, built once per test session with `mkdocs build --strict`."""
-    out = tmp_path_factory.mktemp("site") / "site"
-    result = mkdocs_build(REPO, out, workers=2)
-    assert result.returncode == 0, result.stderr[-5000:]
-    assert "generated pages in 2 processes" in result.stderr  # the parallel path is the one tested
+def site(tmp_path_factory, worker_id) -> Path:
+    """The real site, built once per test run with `mkdocs build --strict`. Under
+    pytest-xdist (`make test` runs two worker processes) the first worker to ask builds it
+    and the other waits on a file lock and reads the same folder: tests only read it."""
+    from filelock import FileLock
+
+    shared = tmp_path_factory.getbasetemp() if worker_id == "master" else tmp_path_factory.getbasetemp().parent
+    out = shared / "real-site" / "site"
+    with FileLock(str(shared / "real-site.lock")):
+        if not (out.parent / "built").exists():
+            result = mkdocs_build(REPO, out, workers=2)
+            assert result.returncode == 0, result.stderr[-5000:]
+            assert "generated pages in 2 processes" in result.stderr  # the parallel path is the one tested
+            (out.parent / "built").write_text("ok")
     return out
 
 
