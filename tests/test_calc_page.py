@@ -87,3 +87,40 @@ def test_the_calculator_opens_on_something_that_fits_common_hardware(site, brows
         assert page.locator("#calc-format optgroup").count() >= 5  # grouped by family
         assert "bits per weight" in page.locator(".atlas-calc__meaning").inner_text()
         page.close()
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_decode_bars_chart_the_readers_choice_on_one_scale(site, browser, width):
+    """The decode column is also a bar chart of the reader's model and format: each bar's
+    length is its figure over the fastest in the table, a split (no-fit) figure is drawn
+    hatched, a measurement is a tick at its own figure; on a phone every device is a block
+    with its decode figure and bar in view, nothing off to the right."""
+    from conftest import serve
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        goto(page, base + "/calculator/?model=llama-3-1-8b&format=bf16&context=2048&n=1")
+        bars = page.evaluate("""() => Array.from(document.querySelectorAll('.atlas-calc__table tbody tr')).map(tr => {
+            const cell = tr.querySelector('.atlas-calc__decode'), track = cell.querySelector('.atlas-calc__bar');
+            const fill = track && track.querySelector('.atlas-calc__fill'), tick = track && track.querySelector('.atlas-calc__tick');
+            const r = track && track.getBoundingClientRect();
+            return {device: tr.dataset.device, text: cell.firstChild.textContent,
+                    track: r && r.width, right: cell.getBoundingClientRect().right, fill: fill && fill.getBoundingClientRect().width,
+                    split: !!(fill && fill.classList.contains('atlas-calc__fill--split')),
+                    tick: tick && tick.getBoundingClientRect().left + 1.5 - r.left}; })""")
+        assert len(bars) > 20
+        figures = {b["device"]: float(b["text"].split(" tok/s")[0].replace(",", "")) for b in bars if "tok/s" in b["text"]}
+        top = max(figures.values())
+        for b in bars:
+            if b["device"] not in figures:
+                assert b["track"] is None, b  # no figure, no bar
+                continue
+            assert b["track"] > 60 and abs(b["fill"] - b["track"] * figures[b["device"]] / top) <= max(2.0, b["track"] * 0.006), b
+            assert b["split"] == ("split" in b["text"]), b
+            assert b["right"] <= width, b  # the figure and its bar are on screen
+        h100 = next(b for b in bars if b["device"] == "nvidia-h100-sxm")
+        measured = float(page.locator("tr[data-device='nvidia-h100-sxm'] .atlas-calc__measured").inner_text().split()[1].replace(",", ""))
+        assert abs(h100["tick"] - h100["track"] * measured / top) <= 2.0
+        assert "fastest here" in page.locator(".atlas-calc__legend").inner_text()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.close()

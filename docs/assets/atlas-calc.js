@@ -114,16 +114,17 @@
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
     var table = el("table", { class: "atlas-calc__table" });
     var notes = el("ul", { class: "atlas-calc__notes" });
+    var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Model", model), field("Weight format", format), field("Bits per weight", bits),
       field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), meaning, message, summary,
-      el("div", { class: "atlas-calc__scroll" }, [table]), notes);
+      legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 
     function update() {
       bits.disabled = format.value !== "custom";
       if (format.value !== "custom") bits.value = String(bitsOf[format.value]);
       meaning.textContent = format.value === "custom" ? "Any format: type its bits per weight, scales and zero points included." : meaningOf[format.value];
-      message.textContent = ""; summary.textContent = ""; table.replaceChildren(); notes.replaceChildren();
+      message.textContent = ""; summary.textContent = ""; legend.textContent = ""; table.replaceChildren(); notes.replaceChildren();
       try {
         var m = data.models.filter(function (x) { return x.id === model.value; })[0];
         if (!m) throw new Error("unknown model \u201c" + model.value + "\u201d: pick one from the list");
@@ -140,8 +141,23 @@
         var body = el("tbody");
         var said = {};
         function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
-        data.devices.slice().sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }).forEach(function (d) {
-          var e = estimate(m, d, b, t, s, kb, data.overhead, host);
+        var rows = data.devices.slice().sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); })
+          .map(function (d) { return { d: d, e: estimate(m, d, b, t, s, kb, data.overhead, host) }; });
+        // The bars under each decode figure share one scale: the fastest ceiling in the table.
+        var top = Math.max.apply(null, rows.map(function (r) { return r.e.decode_tps || r.e.split_decode_tps || 0; }));
+        function bar(tps, split, measured) {
+          var fill = el("span", { class: "atlas-calc__fill" + (split ? " atlas-calc__fill--split" : "") });
+          fill.style.width = Math.max(0.5, 100 * tps / top).toFixed(2) + "%";
+          var track = el("span", { class: "atlas-calc__bar", "aria-hidden": "true", "data-tps": String(tps) }, [fill]);
+          if (measured) {
+            var tick = el("span", { class: "atlas-calc__tick" });
+            tick.style.left = Math.min(100, 100 * measured / top).toFixed(2) + "%";
+            track.appendChild(tick);
+          }
+          return track;
+        }
+        rows.forEach(function (r) {
+          var d = r.d, e = r.e;
           var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : "no: needs " + e.devices_needed);
           var decodeText = e.decode_tps ? fmt(e.decode_tps, 0) + " tok/s"
             : e.split_decode_tps ? fmt(e.split_decode_tps, 0) + " tok/s on " + e.devices_needed + " (split)"
@@ -155,7 +171,7 @@
           }
           if (!d.bandwidth_gbs) note(d.title + ": its entry has no memory-bandwidth figure yet, so there is no decode ceiling.");
           if (!e.prefill_tps) note(d.title + ": its entry has no dense tensor throughput (TFLOPS) yet, so there is no prefill ceiling.");
-          var decodeCell = el("td", { class: "atlas-calc__decode" }, [document.createTextNode(decodeText)]);
+          var decodeCell = el("td", { class: "atlas-calc__decode", "data-label": "Decode max (per sequence)" }, [document.createTextNode(decodeText)]);
           var meas = measuredFor(data.measured, m.id, d.id, t);
           if (meas && b === data.measured.bits && kb === data.measured.kv_bits) {
             var tps = meas.tokens_per_s;
@@ -169,14 +185,18 @@
           } else if (meas) {
             note(d.title + ": this project measured " + m.title + " on it in 16-bit weights and KV cache only; pick a 16-bit format and a 16-bit KV cache to see the measurement beside the ceiling.");
           }
+          var shown = meas && b === data.measured.bits && kb === data.measured.kv_bits ? meas.tokens_per_s : null;
+          if (top > 0 && (e.decode_tps || e.split_decode_tps)) decodeCell.insertBefore(bar(e.decode_tps || e.split_decode_tps, !e.decode_tps, shown), decodeCell.childNodes[1] || null);
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
             el("th", { scope: "row" }, [el("a", { href: d.url, text: d.title })]),
-            el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "unknown" }),
-            el("td", { class: "atlas-calc__fits", text: fitsText }),
+            el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "unknown", "data-label": "Memory" }),
+            el("td", { class: "atlas-calc__fits", text: fitsText, "data-label": "Fits?" }),
             decodeCell,
-            el("td", { text: e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "no TFLOPS figure" })]));
+            el("td", { text: e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "no TFLOPS figure", "data-label": "Prefill max" })]));
         });
         table.append(el("thead", {}, [head]), body);
+        if (top > 0) legend.textContent = "Bars: each device’s decode ceiling for one sequence, on one scale up to the fastest here (" +
+          fmt(top, 0) + " tok/s); a hatched bar needs the model split over several cards; a tick is this project’s measurement.";
         var url = new URL(location.href);
         url.searchParams.set("model", m.id); url.searchParams.set("context", t); url.searchParams.set("n", s);
         if (format.value === "custom") { url.searchParams.set("bits", b); url.searchParams.delete("format"); }
