@@ -68,6 +68,13 @@ class Canvas:
             y += gap
         return y
 
+    def note(self, y: float, text: str) -> list[str]:
+        """The drawing's explanation under it: small text wrapped to the width, from the left
+        edge at baseline y; returns the wrapped rows (for whatever is drawn after them)."""
+        rows = wrap(text, self.w - 8)
+        self.lines(4, y, rows, "small", "start")
+        return rows
+
     def box(self, x: float, y: float, w: float, h: float, label: str | list[str], cls: str = "box",
             small: str | None = None) -> None:
         """A rounded box with a centred label (one or more lines) and an optional smaller line."""
@@ -318,9 +325,8 @@ def paged_attention(w: int) -> Canvas:
             c.rect(x, y, cw - 6, 38, "free", 3)
             c.text(x + (cw - 6) / 2, y + 24, f"{b}: free", "small")
     y = gy + 4 + 3 * 44 + 18
-    rows = wrap("A sequence's cache need not be contiguous: a new block is taken only when the last one fills, "
-                "so at most one partly used block per sequence is wasted.", w - 8)
-    c.lines(4, y, rows, "small", "start")
+    c.note(y, "A sequence's cache need not be contiguous: a new block is taken only when the last one fills, "
+              "so at most one partly used block per sequence is wasted.")
     return c
 
 
@@ -356,9 +362,8 @@ def batching(w: int) -> Canvas:
         y += slots * 24 + 20
     c.text(left, y, "one column = one forward pass (step) →", "small", "start")
     y += 20
-    rows = wrap("Static: a finished request's slot (dashed grey) waits for the longest in its batch. "
-                "Continuous: the next request takes a slot the step after it frees.", w - 8)
-    c.lines(4, y, rows, "small", "start")
+    c.note(y, "Static: a finished request's slot (dashed grey) waits for the longest in its batch. "
+              "Continuous: the next request takes a slot the step after it frees.")
     return c
 
 
@@ -398,9 +403,8 @@ def chunked_prefill(w: int) -> Canvas:
         if x > w - unit + 2:
             break
     y += 54
-    rows = wrap("Each step carries the running requests' next tokens plus a slice of the new prompt, up to a token "
-                "budget: steps stay short and even, so the token stream never stalls.", w - 8)
-    c.lines(4, y, rows, "small", "start")
+    rows = c.note(y, "Each step carries the running requests' next tokens plus a slice of the new prompt, up to a token "
+                     "budget: steps stay short and even, so the token stream never stalls.")
     c.rect(4, y + len(rows) * 18 - 6, 18, 14, "tok--a", 2)
     c.text(28, y + len(rows) * 18 + 6, "decode tokens", "small", "start")
     c.rect(150, y + len(rows) * 18 - 6, 18, 14, "tok--p", 2)
@@ -436,9 +440,8 @@ def prefix_tree(w: int) -> Canvas:
     c.text(28, y + 12, "KV cache already computed: reused", "small", "start")
     c.rect(4, y + 22, 18, 14, "box", 2)
     c.text(28, y + 34, "new tokens: only these are prefilled", "small", "start")
-    rows = wrap("Requests that begin with the same tokens share one copy of that prefix's KV cache, "
-                "stored as a tree: a new request walks down it as far as its tokens match.", w - 8)
-    c.lines(4, y + 60, rows, "small", "start")
+    c.note(y + 60, "Requests that begin with the same tokens share one copy of that prefix's KV cache, "
+                   "stored as a tree: a new request walks down it as far as its tokens match.")
     return c
 
 
@@ -480,9 +483,8 @@ def speculative(w: int) -> Canvas:
         c.text(left + i * cell + (cell - 12) / 2, y + 21, wd)
     c.line(left + 3 * cell + 6, y + 16, left + 4 * cell - 18, y + 16, "strike")
     y += gap
-    rows = wrap("Kept: the draft's tokens up to the first one the target disagrees with (here 'rug'), "
-                "which the target replaces with its own choice ('mat'). The output is the target model's own.", w - 8)
-    c.lines(4, y, rows, "small", "start")
+    c.note(y, "Kept: the draft's tokens up to the first one the target disagrees with (here 'rug'), "
+              "which the target replaces with its own choice ('mat'). The output is the target model's own.")
     return c
 
 
@@ -542,10 +544,9 @@ def disaggregated(w: int) -> Canvas:
     top = 26 if not narrow else 8
     boxes = _flow(c, nodes, top, narrow, labels)
     y = max(b[1] + b[3] for b in boxes) + 26
-    rows = wrap("Prefill and decode run on separate pools sized for each: prompts cannot stall running decodes, "
-                "and each pool is tuned for its own limit. The price is moving every request's KV cache "
-                "between them over a fast interconnect (NVLink, RDMA).", w - 8)
-    c.lines(4, y, rows, "small", "start")
+    c.note(y, "Prefill and decode run on separate pools sized for each: prompts cannot stall running decodes, "
+              "and each pool is tuned for its own limit. The price is moving every request's KV cache "
+              "between them over a fast interconnect (NVLink, RDMA).")
     return c
 
 
@@ -580,9 +581,8 @@ def latency(w: int) -> Canvas:
     bracket(left, x0 + step - 6, y + 50, "TTFT: time to first token")
     bracket(x0 + step - 6, x0 + 2 * step - 6, y + 96, "TPOT")
     bracket(left, right, y + 142, "E2E latency: until the last token")
-    rows = wrap("TPOT (time per output token) is the gap between tokens after the first; "
-                "users feel TTFT as responsiveness and TPOT as reading speed.", w - 8)
-    c.lines(4, y + 190, rows, "small", "start")
+    c.note(y + 190, "TPOT (time per output token) is the gap between tokens after the first; "
+                    "users feel TTFT as responsiveness and TPOT as reading speed.")
     return c
 
 

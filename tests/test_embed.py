@@ -11,6 +11,8 @@ from urllib.parse import urlparse
 
 import pytest
 
+from playwright.sync_api import expect
+
 from conftest import serve, goto
 
 HOST_PAGE = """<!doctype html>
@@ -96,8 +98,7 @@ def test_the_card_on_hover_and_keyboard_with_styles_kept_apart(tab, host, base):
     assert card.locator(".short").evaluate("el => getComputedStyle(el).color") != "rgb(200, 0, 0)"
     # Keyboard: move away, then Tab to a term; Escape closes its card
     tab.mouse.move(5, 880)
-    tab.wait_for_timeout(400)
-    assert not card.is_visible()
+    expect(card).to_be_hidden()  # waits out the card's 250 ms grace without a fixed sleep
     tab.locator("a[data-atlas-embed='paged-attention']").focus()
     card.locator(".card").wait_for(state="visible")
     assert card.locator(".title").inner_text() == "PagedAttention"
