@@ -318,10 +318,63 @@ def measured_points(atlas: Atlas, model: str | None = None, device: str | None =
     return sorted(out, key=lambda p: (p.model, p.device, p.batch, p.context, p.source))
 
 
+def prefill_ceiling(m: ModelSpec, d: DeviceSpec) -> float | None:
+    """Prompt tokens per second a device cannot beat: its dense tensor throughput in the
+    precision estimate() uses (16-bit first) over 2 FLOP per active parameter per token."""
+    p = next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in (d.tflops or {})), None)
+    return d.tflops[p] * 1e12 / (2 * m.active_b * 1e9) if p else None
+
+
+@dataclass(frozen=True)
+class MeasuredPrefill:
+    """One prefill this project measured (batch 1, BF16), beside the prefill ceiling."""
+
+    source: str
+    model: str
+    device: str
+    prompt: int
+    ttft_s: float
+    min_s: float
+    max_s: float
+    tokens_per_s: float
+    ceiling_tps: float | None
+    ratio: float | None
+    layers_built: int
+    layers: int
+    slice: bool
+    kernel: str
+
+
+def measured_prefills(atlas: Atlas, model: str | None = None, device: str | None = None) -> list[MeasuredPrefill]:
+    """Every measured prefill of the records for a model and/or a device, each with the
+    ceiling computed here for the pair and the ratio; by model, device, prompt, record."""
+    out = []
+    for rec in atlas.measured(model, device):
+        if rec.hardware not in atlas.entries or rec.model not in atlas.entries:
+            continue
+        ceiling = prefill_ceiling(model_spec(atlas.entries[rec.model]), device_spec(atlas.entries[rec.hardware]))
+        for x in rec.prefill:
+            out.append(MeasuredPrefill(source=rec.source, model=rec.model, device=rec.hardware, prompt=x.prompt,
+                                       ttft_s=x.ttft_s, min_s=x.min_s, max_s=x.max_s, tokens_per_s=x.tokens_per_s,
+                                       ceiling_tps=ceiling, ratio=x.tokens_per_s / ceiling if ceiling else None,
+                                       layers_built=rec.layers_built, layers=rec.layers, slice=rec.slice, kernel=x.kernel))
+    return sorted(out, key=lambda p: (p.model, p.device, p.prompt, p.source))
+
+
 def nearest_context(contexts, tokens: int) -> int:
     """The measured context closest to `tokens` by ratio (a tie goes to the shorter), the
     rule the calculator's page uses too (docs/assets/atlas-calc.js)."""
     return min(contexts, key=lambda c: (round(abs(math.log(c / tokens)), 9), c))
+
+
+def prefill_for(atlas: Atlas, model: str, device: str, tokens: int) -> MeasuredPrefill | None:
+    """The measured prefill to show beside the prefill ceiling for a prompt of `tokens`:
+    the measured prompt length nearest to it (the rule of nearest_context), the fastest record."""
+    points = measured_prefills(atlas, model, device)
+    if not points:
+        return None
+    c = nearest_context({p.prompt for p in points}, tokens)
+    return max((p for p in points if p.prompt == c), key=lambda p: (p.tokens_per_s, p.source))
 
 
 def measured_for(atlas: Atlas, model: str, device: str, tokens: int) -> Measured | None:

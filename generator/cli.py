@@ -336,7 +336,7 @@ def _plain(text: str) -> str:
 
 
 def cmd_fit(args) -> int:
-    from .calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick
+    from .calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick, prefill_for
 
     atlas = _load(args)
     try:
@@ -352,12 +352,15 @@ def cmd_fit(args) -> int:
     # This project's measurement of the pair (bench/gpu/results), one sequence at the measured
     # context nearest --context, in 16-bit weights and KV cache: beside the ceiling, not instead.
     measured = {d.id: measured_for(atlas, model.id, d.id, args.context) for d, _ in rows}
+    prefilled = {d.id: prefill_for(atlas, model.id, d.id, args.context) for d, _ in rows}  # prompt length nearest --context
     comparable = bits == MEASURED_BITS and args.kv_bits == MEASURED_BITS
     if args.json:
         def with_measured(d, e) -> dict:
             got = measured[d.id]
             extra = dict(got.as_dict(), bits=MEASURED_BITS, kv_bits=MEASURED_BITS, source_title=atlas.sources[got.source].title, comparable=comparable) if got else None
-            return dict(e.as_dict(), title=d.title, measured=extra)
+            pre = prefilled[d.id]
+            pre = dict(pre.__dict__, source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
+            return dict(e.as_dict(), title=d.title, measured=extra, measured_prefill=pre)
         _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits,
                      "devices": [with_measured(d, e) for d, e in rows]})
@@ -395,7 +398,12 @@ def cmd_fit(args) -> int:
             notes.append(f"  {_plain(d.title)}: measured by this project {got.tokens_per_s:,.1f} tok/s for one sequence at "
                          f"{got.context:,} tokens{ratio} ({ran}; BF16, random weights, plain PyTorch, not a serving "
                          f"engine). Source: {_plain(atlas.sources[got.source].title)}, {got.record}.")
-        elif got:
+        pre = prefilled[d.id]
+        if pre and comparable:
+            notes.append(f"  {_plain(d.title)}: prefill measured by this project {pre.tokens_per_s:,.0f} tok/s for a "
+                         f"{pre.prompt:,}-token prompt (first token in {pre.ttft_s * 1000:,.0f} ms)"
+                         + (f", {pre.ratio:.2f} of the {pre.ceiling_tps:,.0f} tok/s prefill ceiling" if pre.ratio else "") + ".")
+        if got and not comparable:
             notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
                          f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
     if notes:

@@ -552,14 +552,17 @@ MEASURED_FOLDER = "measurements"
 
 
 def _record_facts(atlas: Atlas, page: Page, rec: Any) -> dict:
-    """A measurement source's page: the record's file and its decode figures against the ceilings."""
-    from .calc import measured_points
+    """A measurement source's page: the record's file and its decode and prefill figures
+    against the ceilings."""
+    from .calc import measured_points, measured_prefills
 
     points = [p for p in measured_points(atlas, rec.model) if p.source == rec.source]
     rows = [{"config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s",
              "spread": f"{_tps(p.min)}-{_tps(p.max)}", "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
              "ratio": f"{p.ratio:.2f}" if p.ratio else "—"} for p in sorted(points, key=lambda p: (p.batch, p.context))]
     return {"path": rec.path, "href": page.to(f"{MEASURED_FOLDER}/{rec.id}.yaml"), "rows": rows,
+            "prefill": [_prefill_row(p) | {"spread": f"{p.min_s * 1000:,.1f}-{p.max_s * 1000:,.1f} ms"}
+                        for p in measured_prefills(atlas, rec.model) if p.source == rec.source],
             "model": page.link(rec.model) if rec.model in atlas.entries else esc(rec.model),
             "device": page.link(rec.hardware) if rec.hardware in atlas.entries else esc(rec.device_name),
             "commit": rec.git_commit, "slice": rec.slice, "scaling": rec.scaling}
@@ -785,6 +788,12 @@ def _tps(x: float) -> str:
     return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
 
 
+def _prefill_row(p) -> dict:
+    """A measured prefill (calc.MeasuredPrefill) as a table row's texts."""
+    return {"prompt": f"{p.prompt:,}", "ttft": f"{p.ttft_s * 1000:,.1f} ms", "measured": f"{_tps(p.tokens_per_s)} tok/s",
+            "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—", "ratio": f"{p.ratio:.2f}" if p.ratio else "—"}
+
+
 def _measured_cells(atlas: Atlas, page: Page, cells: list[dict], fit: "_FitPairs", model: str, device: str) -> None:
     """Put this project's measured single-sequence decode figure (bench/gpu/results) into
     the 16-bit cell of a fit-table row, beside the ceiling: the measured context nearest
@@ -807,7 +816,7 @@ def _measured_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
     """'Measured by this project' on a model or device page: every record's single-sequence
     decode at each context, and its larger batches at the context nearest 2,048 tokens,
     each beside the ceiling computed for the same batch and context, with the ratio."""
-    from .calc import measured_points, nearest_context
+    from .calc import measured_points, measured_prefills, nearest_context
 
     if e.kind not in ("model", "hardware") or not atlas.measurements:
         return None
@@ -827,12 +836,17 @@ def _measured_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
                      "config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s", "cite": page.cite(p.source),
                      "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
                      "ratio": f"{p.ratio:.2f}" if p.ratio else "—"})
+    prefill = []
+    for p in measured_prefills(atlas, model=e.id) if e.kind == "model" else measured_prefills(atlas, device=e.id):
+        ran = f"{p.layers_built} of {p.layers} layers, scaled to {p.layers}" if p.slice else f"all {p.layers} layers"
+        prefill.append(_prefill_row(p) | {"other": page.link(p.device if e.kind == "model" else p.model), "cite": page.cite(p.source),
+                                          "ran": f"{ran}; {KERNEL_NAMES.get(p.kernel, p.kernel)}"})
     recs = list(dict.fromkeys(atlas.measurements[p.source] for p in points))
     copies = sorted(r.copy_gbs for r in recs if r.copy_gbs)
     sheets = sorted({atlas.entries[r.hardware].get("specs")["bandwidth_gbs"]["value"] for r in recs
                      if r.hardware in atlas.entries and "bandwidth_gbs" in (atlas.entries[r.hardware].get("specs") or {})})
     span = lambda xs: f"{xs[0]:,.0f}" if xs[0] == xs[-1] else f"{xs[0]:,.0f}-{xs[-1]:,.0f}"  # noqa: E731
-    return {"rows": rows, "subject": "Device" if e.kind == "model" else "Model",
+    return {"rows": rows, "prefill": prefill, "subject": "Device" if e.kind == "model" else "Model",
             "any_slice": any(r.slice for r in recs), "moe": any(p.ceiling_tps is None for p in points if p.batch > 1),
             "copy_gbs": span(copies) if copies else None, "datasheet_gbs": span(sheets) if sheets else None}
 
@@ -870,7 +884,7 @@ def _calculator_measured(atlas: Atlas) -> dict:
     """This project's single-sequence decode measurements for the calculator: the bits and
     KV bits they were measured at, and every point with the ceiling calc.py computes for it
     (the page picks the context nearest the reader's, as calc.measured_for does)."""
-    from .calc import MEASURED_BITS, measured_points
+    from .calc import MEASURED_BITS, measured_points, measured_prefills
 
     points = []
     for p in measured_points(atlas, batches=(1,)):
@@ -880,7 +894,11 @@ def _calculator_measured(atlas: Atlas) -> dict:
                        "ratio": round(p.ratio, 3) if p.ratio else None, "slice": p.slice, "layers_built": p.layers_built,
                        "layers": p.layers, "source": p.source, "title": atlas.sources[p.source].title,
                        "url": f"../{SOURCES_URL}/{p.source}/", "record": rec.path})
-    return {"bits": MEASURED_BITS, "kv_bits": MEASURED_BITS, "points": points}
+    prefill = [{"model": p.model, "device": p.device, "prompt": p.prompt, "tokens_per_s": round(p.tokens_per_s, 1),
+                "ttft_ms": round(p.ttft_s * 1000, 2), "slice": p.slice, "layers_built": p.layers_built, "layers": p.layers,
+                "source": p.source, "title": atlas.sources[p.source].title, "url": f"../{SOURCES_URL}/{p.source}/"}
+               for p in measured_prefills(atlas)]
+    return {"bits": MEASURED_BITS, "kv_bits": MEASURED_BITS, "points": points, "prefill": prefill}
 
 
 SOURCES_URL = "sources"
@@ -923,7 +941,9 @@ def _calculator_page(atlas: Atlas) -> str:
     page = Page(atlas, "calculator.md")
     text = _env().get_template("calculator.md.j2").render(page=page, data_attr=_data_attr(calculator_data(atlas)),
                                                           overhead=OVERHEAD_FRACTION)
-    return front_matter(title="Memory and speed calculator", atlas_nolink=True,
+    # A tool page: its five-column table gets the width the left navigation would take
+    # (the phone's menu still has the navigation).
+    return front_matter(title="Memory and speed calculator", atlas_nolink=True, hide=["navigation"],
                         description="Will a model fit on a device, and how fast can it decode? Computed from sourced figures.") + text
 
 

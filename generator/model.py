@@ -47,6 +47,20 @@ class Decoded:
 
 
 @dataclass(frozen=True)
+class Prefilled:
+    """One measured prefill of a record (batch 1): the prompt's length, the time to the first
+    token (median, min and max of the repeats) and prompt tokens per second (median), for
+    the full model (a slice scaled by layers)."""
+
+    prompt: int
+    ttft_s: float
+    min_s: float
+    max_s: float
+    tokens_per_s: float
+    kernel: str
+
+
+@dataclass(frozen=True)
 class Measurement:
     """A record of the GPU suite (bench/gpu/results/<id>.yaml), kept as the figures the
     pages show beside the computed ceilings; the record itself is the source `source`."""
@@ -70,6 +84,7 @@ class Measurement:
     decode: tuple[Decoded, ...]
     copy_gbs: float | None  # the copy bandwidth the card reached in the same run (the record's yardstick)
     text: str  # the record as committed, copied into the site
+    prefill: tuple[Prefilled, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -244,6 +259,10 @@ def measurement_from(doc: Document) -> tuple[Measurement, str]:
                            min=float(x["tokens_per_s"]["min"]), max=float(x["tokens_per_s"]["max"]),
                            kernel=str(x.get("sdpa_backend", "")))
                    for x in d["decode"] if x.get("status") == "measured")
+    prefill = tuple(Prefilled(prompt=int(x["prompt_length"]), ttft_s=float(x["time_to_first_token_s"]["median"]),
+                              min_s=float(x["time_to_first_token_s"]["min"]), max_s=float(x["time_to_first_token_s"]["max"]),
+                              tokens_per_s=float(x["prompt_tokens_per_s"]["median"]), kernel=str(x.get("sdpa_backend", "")))
+                    for x in d.get("prefill") or () if x.get("status") == "measured" and int(x.get("batch", 1)) == 1)
     m = Measurement(id=doc.id, source=measurement_source_id(doc.id), path=doc.path, date=str(d["date"]),
                     model=d["model"]["id"], hardware=(d.get("datasheet") or {}).get("hardware_id"),
                     device_name=str(env.get("device_name") or env.get("device_type")), layers_built=int(built["layers_built"]),
@@ -251,7 +270,7 @@ def measurement_from(doc: Document) -> tuple[Measurement, str]:
                     sdpa_backend=str(d["parameters"].get("sdpa_backend", "auto")), git_commit=str(env.get("git_commit") or "unknown"),
                     torch_version=str(env.get("torch_version", "")), driver_version=str(env.get("driver_version") or "unknown"),
                     cuda_version=str(env.get("cuda_version") or "none"), decode=decode,
-                    copy_gbs=(d.get("yardsticks") or {}).get("copy_bandwidth_gbs"), text=doc.text)
+                    copy_gbs=(d.get("yardsticks") or {}).get("copy_bandwidth_gbs"), text=doc.text, prefill=prefill)
     return m, str(d["model"].get("title") or m.model)
 
 

@@ -119,8 +119,10 @@ def test_decode_bars_chart_the_readers_choice_on_one_scale(site, browser, width)
             assert b["split"] == ("split" in b["text"]), b
             assert b["right"] <= width, b  # the figure and its bar are on screen
         h100 = next(b for b in bars if b["device"] == "nvidia-h100-sxm")
-        measured = float(page.locator("tr[data-device='nvidia-h100-sxm'] .atlas-calc__measured").inner_text().split()[1].replace(",", ""))
+        measured = float(page.locator("tr[data-device='nvidia-h100-sxm'] .atlas-calc__decode .atlas-calc__measured").inner_text().split()[1].replace(",", ""))
         assert abs(h100["tick"] - h100["track"] * measured / top) <= 2.0
         assert "fastest here" in page.locator(".atlas-calc__legend").inner_text()
+        # The whole table is in view: no sideways scrolling to reach the prefill column.
+        assert page.evaluate("(() => { const s = document.querySelector('.atlas-calc__scroll'); return s.scrollWidth <= s.clientWidth; })()")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.close()

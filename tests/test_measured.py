@@ -163,7 +163,7 @@ def test_the_calculator_shows_the_measurement_for_that_model_device_and_format(b
     got = measured_for(atlas, MODEL, DEVICE, 2048)
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     goto(page, f"{base}/calculator/?model={MODEL}&format={sixteen}&context=2048")
-    cell = page.locator(f"tr[data-device='{DEVICE}'] .atlas-calc__measured")
+    cell = page.locator(f"tr[data-device='{DEVICE}'] .atlas-calc__decode .atlas-calc__measured")
     text = cell.inner_text()
     assert f"measured {tps(got.tokens_per_s)} tok/s at 2,048 tokens, {got.ratio:.2f} of the ceiling there ({got.ceiling_tps:,.0f})" in text
     href = cell.locator("a").get_attribute("href")
@@ -177,3 +177,50 @@ def test_the_calculator_shows_the_measurement_for_that_model_device_and_format(b
     assert cell.count() == 0
     assert "16-bit weights and KV cache only" in page.locator(".atlas-calc__notes").inner_text()
     page.close()
+
+
+def _prefill_expected(atlas, record: Path) -> list[tuple[int, float, float, float]]:
+    """(prompt, time to first token in ms, prompt tok/s, ratio to the prefill ceiling), read
+    from the record file itself and the entries' own figures: dense 16-bit TFLOPS of the
+    device over 2 FLOP per active parameter."""
+    from generator.calc import device_spec, model_spec
+
+    rec = yaml.safe_load(record.read_text(encoding="utf-8"))
+    m = model_spec(atlas.entries[rec["model"]["id"]])
+    d = device_spec(atlas.entries[rec["datasheet"]["hardware_id"]])
+    tflops = d.tflops.get("fp16") or d.tflops.get("bf16")
+    ceiling = tflops * 1e12 / (2 * m.active_b * 1e9)
+    return [(x["prompt_length"], x["time_to_first_token_s"]["median"] * 1000, x["prompt_tokens_per_s"]["median"],
+             x["prompt_tokens_per_s"]["median"] / ceiling) for x in rec["prefill"] if x["status"] == "measured"]
+
+
+def test_prefill_is_measured_beside_its_ceiling_on_the_pages_the_calculator_and_atlas_fit(site, atlas, browser, base):
+    """The records' prefill (time to first token, prompt tokens per second) stands beside the
+    prefill ceiling: in a table on the H200 page, on the record's source page, in the
+    calculator's prefill column and in `atlas fit --json`."""
+    record = RESULTS / "nvidia-h200-llama-3-1-8b-2026-11-25.yaml"
+    expected = _prefill_expected(atlas, record)
+    assert len(expected) >= 3
+    page = soup(site, "hardware/nvidia-h200")
+    table = page.find(id="measured").find_next("table").find_next("table")
+    rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")] for tr in table.select("tbody tr")]
+    src = soup(site, f"sources/{measurement_source_id(record.stem)}")
+    src_rows = [[td.get_text(" ", strip=True) for td in tr.find_all("td")]
+                for tr in src.find(id="prefill-measured").find_next("table").select("tbody tr")]
+    for prompt, ttft, rate, ratio in expected:
+        hit = [r for r in rows if r[0] == "Llama 3.1 8B" and r[2] == f"{prompt:,}"]
+        assert hit and hit[0][3] == f"{ttft:,.1f} ms" and hit[0][4].startswith(f"{rate:,.0f} tok/s") and hit[0][6] == f"{ratio:.2f}", (hit, rows)
+        assert any(r[0] == f"{prompt:,}" and r[1] == f"{ttft:,.1f} ms" and r[5] == f"{ratio:.2f}" for r in src_rows), src_rows
+    # The calculator: 16-bit weights and cache, 2,048 tokens -> the 2,048-token prompt.
+    prompt, ttft, rate, ratio = next(x for x in expected if x[0] == 2048)
+    tab = browser.new_page(viewport={"width": 390, "height": 900})
+    goto(tab, f"{base}/calculator/?model={MODEL}&format=bf16&context=2048")
+    text = tab.locator("tr[data-device='nvidia-h200'] .atlas-calc__prefill .atlas-calc__measured").inner_text()
+    assert f"measured {rate:,.0f} tok/s for a 2,048-token prompt (first token in {ttft:,.0f} ms), {ratio:.2f} of the ceiling" in text
+    goto(tab, f"{base}/calculator/?model={MODEL}&format=q4_k_m&context=2048")
+    assert tab.locator("tr[data-device='nvidia-h200'] .atlas-calc__prefill .atlas-calc__measured").count() == 0  # measured in 16-bit only
+    tab.close()
+    out = subprocess.run([sys.executable, "-m", "generator.cli", "fit", MODEL, "--format", "bf16", "--context", "2048",
+                          "--device", "nvidia-h200", "--json"], cwd=REPO, capture_output=True, text=True, check=True)
+    got = json.loads(out.stdout)["devices"][0]["measured_prefill"]
+    assert got["prompt"] == 2048 and abs(got["tokens_per_s"] - rate) < 0.5 and abs(got["ratio"] - ratio) < 1e-6

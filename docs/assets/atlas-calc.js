@@ -76,6 +76,19 @@
   }
   window.atlasCalcMeasuredFor = measuredFor;
 
+  /* The measured prefill for a model on a device: the prompt length nearest the reader's
+   * tokens by ratio (a tie goes to the shorter) and of those the fastest, as calc.prefill_for does. */
+  function prefillFor(measured, modelId, deviceId, tokens) {
+    var pts = ((measured && measured.prefill) || []).filter(function (p) { return p.model === modelId && p.device === deviceId; });
+    if (!pts.length) return null;
+    function dist(p) { return Math.round(Math.abs(Math.log(p.prompt / tokens)) * 1e9) / 1e9; }
+    return pts.reduce(function (best, p) {
+      if (dist(p) !== dist(best)) return dist(p) < dist(best) ? p : best;
+      if (p.prompt !== best.prompt) return p.prompt < best.prompt ? p : best;
+      return p.tokens_per_s > best.tokens_per_s ? p : best;
+    });
+  }
+
   function fmt(x, digits) { return x.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }); }
 
   function mount() {
@@ -93,7 +106,7 @@
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
         bitsOf[f.id] = f.bits;
-        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight, " + f.meaning;
+        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning;
         group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
       });
       format.appendChild(group);
@@ -185,6 +198,16 @@
           } else if (meas) {
             note(d.title + ": this project measured " + m.title + " on it in 16-bit weights and KV cache only; pick a 16-bit format and a 16-bit KV cache to see the measurement beside the ceiling.");
           }
+          var prefillCell = el("td", { class: "atlas-calc__prefill", "data-label": "Prefill max" },
+                               [document.createTextNode(e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "no TFLOPS figure")]);
+          var pre = e.prefill_tps && b === data.measured.bits && kb === data.measured.kv_bits ? prefillFor(data.measured, m.id, d.id, t) : null;
+          if (pre) {
+            prefillCell.appendChild(el("span", { class: "atlas-calc__measured" }, [
+              document.createTextNode("measured " + fmt(pre.tokens_per_s, 0) + " tok/s for a " + pre.prompt.toLocaleString("en") +
+                "-token prompt (first token in " + fmt(pre.ttft_ms, 0) + " ms), " + fmt(pre.tokens_per_s / e.prefill_tps, 2) + " of the ceiling" +
+                (pre.slice ? "; " + pre.layers_built + " of " + pre.layers + " layers run, time scaled" : "") + " · "),
+              el("a", { href: pre.url, text: "source", title: pre.title })]));
+          }
           var shown = meas && b === data.measured.bits && kb === data.measured.kv_bits ? meas.tokens_per_s : null;
           if (top > 0 && (e.decode_tps || e.split_decode_tps)) decodeCell.insertBefore(bar(e.decode_tps || e.split_decode_tps, !e.decode_tps, shown), decodeCell.childNodes[1] || null);
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
@@ -192,7 +215,7 @@
             el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "unknown", "data-label": "Memory" }),
             el("td", { class: "atlas-calc__fits", text: fitsText, "data-label": "Fits?" }),
             decodeCell,
-            el("td", { text: e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "no TFLOPS figure", "data-label": "Prefill max" })]));
+            prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
         if (top > 0) legend.textContent = "Bars: each device’s decode ceiling for one sequence, on one scale up to the fastest here (" +
