@@ -101,3 +101,51 @@ def test_a_quantization_toolkit_is_not_listed_as_an_engine(site):
     assert (site / "glossary/autoround/index.html").exists()
     moved = (site / "engines/autoround/index.html").read_text()
     assert "../../glossary/autoround/" in moved
+
+
+def _boxes(page, selector):
+    return page.evaluate(f"""() => Array.from(document.querySelectorAll({selector!r})).map(e => {{
+        const r = e.getBoundingClientRect(); return {{text: e.textContent.trim(), l: r.left, r: r.right, t: r.top, b: r.bottom}}; }})""")
+
+
+def _overlap(a, b) -> bool:
+    return a["l"] < b["r"] - 1 and b["l"] < a["r"] - 1 and a["t"] < b["b"] - 1 and b["t"] < a["b"] - 1
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_home_request_flow_is_a_chain_and_the_neighbourhood_labels_never_collide(browser, base, width):
+    """The home page's request path reads as a chain of steps (not one full-width box per
+    line, which a clash with the guides' flowchart style once made it), and an entry's
+    neighbourhood shows every label whole, inside the screen, none on top of another."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    goto(page, base + "/")
+    steps = _boxes(page, ".atlas-reqflow a")
+    assert len(steps) == 7
+    rows = {round(s["t"]) for s in steps}
+    assert len(rows) <= (2 if width == 1366 else 4), rows  # several steps share a line
+    goto(page, base + "/glossary/kv-cache/")
+    nodes = _boxes(page, ".atlas-local__node")
+    assert len(nodes) >= 8
+    for i, a in enumerate(nodes):
+        assert 0 <= a["l"] and a["r"] <= width, a
+        assert not any(_overlap(a, b) for b in nodes[i + 1:]), a
+    whole = page.evaluate("Array.from(document.querySelectorAll('.atlas-local__node')).every(e => e.scrollWidth <= e.clientWidth + 1)")
+    assert whole, "a neighbourhood label is cut off"
+    page.close()
+
+
+def test_no_generated_page_shows_markdown_syntax_as_text(site):
+    """Attribute lists, wiki links and citation keys are syntax for the build, never text a
+    reader sees (a template's trimmed newline once left "{: .atlas-note }" at the end of a
+    paragraph on every page with measurements); code is allowed to show them."""
+    import re
+
+    strip = re.compile(r"<(pre|code|script|style)\b.*?</\1>|<[^>]+>", re.S)
+    shown = []
+    for folder in ("glossary", "engines", "hardware", "models", "guides", "sources", "categories"):
+        for html in (site / folder).rglob("index.html"):
+            text = strip.sub(" ", html.read_text(encoding="utf-8"))
+            for pattern in ("{: ", "{ .atlas", "[[", "[@"):
+                if pattern in text:
+                    shown.append((str(html.relative_to(site)), pattern))
+    assert not shown, shown[:10]
