@@ -177,6 +177,7 @@ class Estimate:
     offload_gb: float | None = None  # or: what would have to live in system memory instead
     offload_decode_tps: float | None = None  # ... and the ceiling when those bytes are read from there each token
     missing: tuple[str, ...] = ()  # figures the device entry lacks, in words
+    prefill_precision: str | None = None  # the tensor rate behind prefill_tps: fp16/bf16, else the only one the entry has
 
     def as_dict(self) -> dict:
         return {k: (round(v, 3) if isinstance(v, float) else list(v) if isinstance(v, tuple) else v)
@@ -204,7 +205,7 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
     kv = kv_token * tokens * sequences
     over = overhead * (weights + kv)
     total = weights + kv + over
-    fits = decode = prefill = None
+    fits = decode = prefill = prefill_precision = None
     needed = split = offload = offload_tps = None
     missing: list[str] = []
     if d is not None:
@@ -233,11 +234,13 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
             p = precision or next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in d.tflops), None)
             if p in d.tflops:
                 prefill = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9)
+                prefill_precision = p
         else:
             missing.append("tensor throughput (TFLOPS) unknown: no prefill ceiling")
     return Estimate(model=m.id, device=d.id if d else "", bits=bits, weights_gb=weights / 1e9, kv_gb=kv / 1e9,
                     overhead_gb=over / 1e9, total_gb=total / 1e9, memory_gb=d.memory_gb if d else None,
-                    fits=fits, decode_tps=decode, prefill_tps=prefill, devices_needed=needed, split_decode_tps=split,
+                    fits=fits, decode_tps=decode, prefill_tps=prefill, prefill_precision=prefill_precision,
+                    devices_needed=needed, split_decode_tps=split,
                     offload_gb=offload / 1e9 if offload is not None else None, offload_decode_tps=offload_tps,
                     missing=tuple(missing))
 

@@ -376,7 +376,8 @@ def cmd_fit(args) -> int:
         mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
         fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x")
         dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
-        pre = f"{e.prefill_tps:,.0f} tok/s" if e.prefill_tps else "-"
+        pre = (f"{e.prefill_tps:,.0f} tok/s" + ("" if e.prefill_precision in ("fp16", "bf16") else f" ({e.prefill_precision.upper()})")
+               if e.prefill_tps else "-")
         print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12} {pre:>13}")
         if e.fits is False:
             line = (f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB. Split over "
@@ -409,7 +410,8 @@ def cmd_fit(args) -> int:
     if notes:
         print()
         print("\n".join(dict.fromkeys(notes)))
-    print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS; real engines reach a fraction.")
+    print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
+          "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
     return EXIT_OK
 
 

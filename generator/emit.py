@@ -721,7 +721,7 @@ def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
     out = []
     for names, bits, fallback in ((("fp16", "bf16"), 16.0, "16-bit"), (("fp8", "int8"), 8.0, "8-bit"),
                                   (("nvfp4", "mxfp4", "int4"), 4.5, "4.5-bit")):
-        hit = next(((known[n][1], known[n][0]) for n in names if n in known), None)
+        hit = next(((atlas.entries[n].title if n in atlas.entries else known[n][1], known[n][0]) for n in names if n in known), None)
         out.append(hit or (fallback, bits))
     return out
 
@@ -909,8 +909,11 @@ def format_groups(atlas: Atlas) -> list[dict]:
     defines it: GGUF, EXL2, NVFP4, ...), each option once (names compared without case),
     with its bits per weight and a line saying what it is; families by bits, widest first."""
     groups = []
+    # A format that is a term of its own is listed under that term, not again as another
+    # family's variant of the same name (MLX's mode "nvfp4" is NVFP4).
+    own = {e.title.casefold() for e in atlas.of_kind("term") if e.get("bits_per_weight")}
     for e in atlas.of_kind("term"):
-        options, seen = [], set()
+        options, seen = [], set(own - {e.title.casefold()})
         if e.get("bits_per_weight"):
             options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short})
             seen.add(e.title.casefold())
@@ -923,15 +926,16 @@ def format_groups(atlas: Atlas) -> list[dict]:
                             "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant"})
         if options:
             groups.append({"family": e.title, "options": sorted(options, key=lambda o: -o["bits"])})
-    labels: set[str] = set()
-    for g in sorted(groups, key=lambda g: -max(o["bits"] for o in g["options"])):
-        keep = []
-        for o in g["options"]:
-            key = re.sub(r"^gguf\s+", "", o["label"].casefold())  # "GGUF Q8_0" is Q8_0
-            if key not in labels:
-                labels.add(key)
-                keep.append(o)
-        g["options"] = keep
+    # Each name once across families: "GGUF Q8_0" is Q8_0; of "mxfp8" (an MLX mode) and
+    # "MXFP8" (a microscaling variant) the one written as the format is written wins.
+    key = lambda o: re.sub(r"^gguf\s+", "", o["label"].casefold())  # noqa: E731
+    ordered = sorted(groups, key=lambda g: -max(o["bits"] for o in g["options"]))
+    candidates: dict[str, list[dict]] = {}
+    for o in (o for g in ordered for o in g["options"]):
+        candidates.setdefault(key(o), []).append(o)
+    winner = {k: next((o for o in os if o["label"] != o["label"].lower()), os[0]) for k, os in candidates.items()}
+    for g in ordered:
+        g["options"] = [o for o in g["options"] if winner[key(o)] is o]
     return [g for g in sorted(groups, key=lambda g: -max(o["bits"] for o in g["options"] or [{"bits": 0}])) if g["options"]]
 
 

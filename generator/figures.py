@@ -359,7 +359,7 @@ def decode_md(atlas: Atlas, page, level: int | None = 2) -> str:
     svg = (_decode_canvas(diagrams.WIDE, what, devices).svg(alt, "atlas-dg__wide")
            + _decode_canvas(diagrams.NARROW, what, devices).svg(alt, "atlas-dg__narrow"))
     caption = (f"<strong>{esc(title)}.</strong> Tokens per second for one sequence = memory bandwidth ÷ bytes read per "
-               f"token ({what['read_gb']:,.1f} GB: {what['bits']:g}-bit weights plus a {what['tokens']:,}-token KV cache). "
+               f"token ({what['read_gb']:,.1f} GB: {what['bits']:.3g}-bit weights plus a {what['tokens']:,}-token KV cache). "
                "A ceiling, not a measurement; drawn at build time from the entries.")
     fig = (f'<figure class="atlas-dg atlas-dg--chart" id="fig-decode-ceiling-chart" data-chart="decode-ceiling" markdown="0">'
            f"{svg}<figcaption>{caption}</figcaption></figure>")

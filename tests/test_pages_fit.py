@@ -135,7 +135,7 @@ def test_the_home_request_flow_is_a_chain_and_the_neighbourhood_labels_never_col
 
 
 def test_no_generated_page_shows_markdown_syntax_as_text(site):
-    """Attribute lists, wiki links and citation keys are syntax for the build, never text a
+    """Attribute lists, wiki links, citation keys and code backticks are syntax for the build, never text a
     reader sees (a template's trimmed newline once left "{: .atlas-note }" at the end of a
     paragraph on every page with measurements); code is allowed to show them."""
     import re
@@ -145,7 +145,7 @@ def test_no_generated_page_shows_markdown_syntax_as_text(site):
     for folder in ("glossary", "engines", "hardware", "models", "guides", "sources", "categories"):
         for html in (site / folder).rglob("index.html"):
             text = strip.sub(" ", html.read_text(encoding="utf-8"))
-            for pattern in ("{: ", "{ .atlas", "[[", "[@"):
+            for pattern in ("{: ", "{ .atlas", "[[", "[@", "`"):
                 if pattern in text:
                     shown.append((str(html.relative_to(site)), pattern))
     assert not shown, shown[:10]

@@ -44,7 +44,7 @@
         out.decode_tps = null;  // one device cannot hold it
       }
       var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
-      if (p) out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9);
+      if (p) { out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9); out.prefill_precision = p; }
     }
     return out;
   }
@@ -106,7 +106,7 @@
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
         bitsOf[f.id] = f.bits;
-        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning;
+        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1);
         group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
       });
       format.appendChild(group);
@@ -144,7 +144,7 @@
         var b = number(bits.value, "Bits per weight", data.limits.bits);
         var t = number(context.value, "Tokens per sequence", data.limits.tokens);
         var s = number(seqs.value, "Sequences at once", data.limits.sequences);
-        if (!Number.isInteger(t) || !Number.isInteger(s)) throw new Error("tokens and sequences must be whole numbers");
+        if (!Number.isInteger(t) || !Number.isInteger(s)) throw new Error("Tokens and sequences must be whole numbers");
         if (m.context_length && t > m.context_length) throw new Error(t.toLocaleString("en") + " tokens is more than " + m.title + "\u2019s context length of " + m.context_length.toLocaleString("en"));
         var kb = Number(kvBits.value);
         var host = data.host_bandwidth_gbs;
@@ -199,7 +199,11 @@
             note(d.title + ": this project measured " + m.title + " on it in 16-bit weights and KV cache only; pick a 16-bit format and a 16-bit KV cache to see the measurement beside the ceiling.");
           }
           var prefillCell = el("td", { class: "atlas-calc__prefill", "data-label": "Prefill max" },
-                               [document.createTextNode(e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" : "no TFLOPS figure")]);
+                               [document.createTextNode(e.prefill_tps ? fmt(e.prefill_tps, 0) + " tok/s" +
+                                 (e.prefill_precision === "fp16" || e.prefill_precision === "bf16" ? "" : " (" + e.prefill_precision.toUpperCase() + " rate)")
+                                 : "no TFLOPS figure")]);
+          if (e.prefill_tps && e.prefill_precision !== "fp16" && e.prefill_precision !== "bf16")
+            note(d.title + ": its entry gives only an " + e.prefill_precision.toUpperCase() + " tensor rate, so its prefill ceiling assumes a model quantized to run at that rate; at 16 bits it is lower.");
           var pre = e.prefill_tps && b === data.measured.bits && kb === data.measured.kv_bits ? prefillFor(data.measured, m.id, d.id, t) : null;
           if (pre) {
             prefillCell.appendChild(el("span", { class: "atlas-calc__measured" }, [
