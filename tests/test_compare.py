@@ -138,3 +138,23 @@ def test_no_matrix_cell_is_blank_and_few_are_unknown():
     assert all(c["source"] in atlas.sources for c in cells)
     unknown = [c for c in cells if c["status"] == "unknown"]
     assert len(unknown) <= 0.1 * len(cells) and all(c.get("note") for c in unknown)
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_header_row_and_feature_column_stay_in_view_while_the_matrix_scrolls(browser, base, width):
+    """Scrolled down and right inside the largest matrix, its engine names still head the
+    columns and its feature names still start the rows (Material made each table its own
+    scroll box, so the sticky cells used to scroll away with the rest)."""
+    page = browser.new_page(viewport={"width": width, "height": 800})
+    goto(page, base + "/engines/compare/")
+    got = page.evaluate("""() => {
+      const wrap = Array.from(document.querySelectorAll('.atlas-matrix .md-typeset__scrollwrap')).sort((a, b) => b.scrollHeight - a.scrollHeight)[0];
+      const t = wrap.querySelector('table'), box = wrap.getBoundingClientRect();
+      wrap.scrollTop = 300; wrap.scrollLeft = 300;
+      const head = t.tHead.rows[0].cells[1].getBoundingClientRect(), row = Array.from(t.tBodies[0].rows).find(r => r.getBoundingClientRect().top > box.top + 120);
+      return {scrolled: [wrap.scrollTop, wrap.scrollLeft], wrapTop: box.top, wrapLeft: box.left,
+              headTop: head.top, featureLeft: row.cells[0].getBoundingClientRect().left}; }""")
+    assert got["scrolled"][0] == 300 and got["scrolled"][1] > 0, got  # the matrix did scroll both ways
+    assert abs(got["headTop"] - got["wrapTop"]) <= 2, got
+    assert abs(got["featureLeft"] - got["wrapLeft"]) <= 2, got
+    page.close()
