@@ -235,7 +235,7 @@ def report(results: list[dict], runs: int) -> str:
     out += ["", "*Edit → page served*: a marker sentence is appended to one entry's body and the entry's",
             "page is fetched over HTTP every 10 ms until it has the marker; the time runs from the",
             "write to that response, so it includes noticing the change (the server polls the",
-            "folders every 0.1 s and waits 0.1 s for the writes to settle). *Rest of the site*: from",
+            "folders every 0.05 s and waits 0.05 s for the writes to settle). *Rest of the site*: from",
             "the start of the rebuild until every page that the edit changed is written, from the",
             "server's log.", "",
             "## Other edits", "",

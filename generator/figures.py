@@ -17,6 +17,7 @@ scrolls it sideways inside its own box), so 14-unit text is never below 12.5 px 
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable, Iterable
 
 from . import diagrams
@@ -156,7 +157,8 @@ def _labels(points: list[tuple[float, float, str, bool]]) -> list[str]:
 
 
 def _svg(label: str, parts: list[str], cls: str) -> str:
-    return (f'<div class="atlas-fig {cls}" markdown="0"><svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+    return (f'<div class="atlas-fig {cls}" markdown="0"><p class="atlas-fig__hint">Scroll sideways for the whole chart; '
+            f'the table under it has every figure.</p><svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
             f'aria-label="{esc(label)}" focusable="false">' + "".join(parts) + "</svg></div>")
 
 
@@ -167,6 +169,12 @@ def _decades(lo: float, hi: float) -> list[float]:
 def _short(e: Entry) -> str:
     vendor = e.get("vendor") or ""
     return e.title[len(vendor) + 1:] if vendor and e.title.startswith(vendor + " ") else e.title
+
+
+def _label_name(e: Entry) -> str:
+    """A line's name in a chart's right margin: without the vendor or a parenthetical
+    codename ("Cloud TPU7x (Ironwood)" is "Cloud TPU7x"), so it fits the margin."""
+    return re.sub(r"\s*\([^)]*\)", "", _short(e))
 
 
 def roofline_svg(devices: list[dict]) -> str:
@@ -190,7 +198,7 @@ def roofline_svg(devices: list[dict]) -> str:
         parts.append(f'<polyline class="atlas-fig__line" data-id="{did}" points="' + " ".join(f"{_n(x(px))},{_n(y(py))}" for px, py in pts) + '"/>')
         if r < xhi:
             parts.append(f'<circle class="atlas-fig__ridge" data-id="{did}" cx="{_n(x(r))}" cy="{_n(y(t))}" r="4.5"/>')
-        labels.append((x(xhi), y(min(t, d["bandwidth_gbs"] * xhi / 1000)), f"{_short(d['entry'])} · ridge {r:,.0f}", False))
+        labels.append((x(xhi), y(min(t, d["bandwidth_gbs"] * xhi / 1000)), f"{_label_name(d['entry'])} · ridge {r:,.0f}", False))
     parts += _labels(labels)
     names = ", ".join(f"{d['entry'].title} ridge at {d['ridge']:,.0f} FLOP per byte" for d in devices)
     return _svg(f"Roofline chart, log-log: attainable dense 16-bit TFLOPS against arithmetic intensity for "
@@ -214,7 +222,7 @@ def kv_svg(models: list[dict], highlight: str | None = None) -> str:
         start = max(xlo, ylo * 1e9 / m["bytes_per_token"])  # a line that starts below the axis starts on it
         parts.append(f'<polyline class="{cls}" data-id="{esc(m["entry"].id)}" points="{_n(x(start))},{_n(y(gb(start)))} {_n(x(end))},{_n(y(gb(end)))}"/>')
         parts.append(f'<circle class="atlas-fig__ridge{" atlas-fig__ridge--hi" if hi else ""}" data-id="{esc(m["entry"].id)}" cx="{_n(x(end))}" cy="{_n(y(gb(end)))}" r="4"/>')
-        labels.append((x(xhi), y(gb(end)), f"{m['entry'].title} · {gb(end):,.1f} GB", hi))
+        labels.append((x(xhi), y(gb(end)), f"{_label_name(m['entry'])} · {gb(end):,.1f} GB", hi))
         last.append((x(end), y(gb(end))))
     # Every label in the right margin, level with where its line ends, joined to that end.
     parts += [f'<line class="atlas-fig__leader" x1="{_n(px + 5)}" y1="{_n(py)}" x2="{_n(x(xhi))}" y2="{_n(py)}"/>'

@@ -25,7 +25,7 @@ def _specs(root: Path, kind: str) -> dict[str, dict]:
 
 
 def _svg(md: str, kind: str) -> str:
-    m = re.search(rf'<div class="atlas-fig atlas-fig--{kind}" markdown="0">(<svg .*?</svg>)</div>', md)
+    m = re.search(rf'<div class="atlas-fig atlas-fig--{kind}" markdown="0">(?:<p class="atlas-fig__hint">[^<]*</p>)?(<svg .*?</svg>)</div>', md)
     assert m, f"no {kind} figure"
     return m.group(1)
 
@@ -169,7 +169,7 @@ FIGURE_PAGES = ["/glossary/roofline-model/", "/glossary/memory-bandwidth/", "/gl
                 "/hardware/", "/glossary/kv-cache/", "/models/llama-3-1-8b/"]
 
 MEASURE = """() => {
-  const out = {texts: 0, smallest: 1e9, smallestBox: 1e9, width: document.documentElement.scrollWidth, figures: 0};
+  const out = {texts: 0, smallest: 1e9, smallestBox: 1e9, width: document.documentElement.scrollWidth, figures: 0, cut: []};
   for (const svg of document.querySelectorAll('.atlas-fig svg')) {
     out.figures++;
     const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
@@ -177,6 +177,8 @@ MEASURE = """() => {
       out.texts++;
       out.smallest = Math.min(out.smallest, parseFloat(getComputedStyle(t).fontSize) * scale);
       out.smallestBox = Math.min(out.smallestBox, t.getBoundingClientRect().height);
+      const b = t.getBBox();  // in the drawing's own units: a label past the viewBox is cut off
+      if (b.x < -1 || b.x + b.width > svg.viewBox.baseVal.width + 1) out.cut.push(t.textContent);
     }
   }
   return out;
@@ -194,5 +196,6 @@ def test_every_chart_label_is_at_least_12px_and_no_page_is_wider_than_the_screen
             assert m["smallest"] >= 12, f"{path} at {width} px: a chart label renders at {m['smallest']:.1f} px"
             assert m["smallestBox"] >= 12, (path, width, m)
             assert m["width"] <= width, f"{path} is {m['width']} px wide on a {width} px screen"
+            assert not m["cut"], f"{path}: labels run past the chart's edge: {m['cut']}"
     finally:
         page.close()

@@ -88,3 +88,33 @@ def test_entries_rank_above_source_pages_in_the_full_text_index(site):
 def test_the_vendored_minisearch_is_the_npm_package_unchanged():
     vendored = (REPO / "docs/assets/vendor/minisearch.js").read_text().split("\n", 2)[2]
     assert vendored == (REPO / "node_modules/minisearch/dist/umd/index.js").read_text()
+
+
+def test_full_text_results_do_not_repeat_entries_or_deny_them(site, browser):
+    """Under the entries found for a query, Material's full-text list leaves out the pages
+    already shown above it, and does not say "No matching documents" under a misspelling
+    whose entry was found (both contradicted the results a reader had just been given)."""
+    from urllib.parse import urlparse
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        goto(page, base + "/")
+        page.keyboard.press("/")
+        box = page.locator("input.md-search__input")
+        box.press_sequentially("H100", delay=30)  # Material reacts to key events
+        page.wait_for_function("() => document.querySelectorAll('.md-search-result__list:not(.atlas-search) > li').length > 0"
+                               " && (document.querySelector('.atlas-search') || {dataset: {}}).dataset.query === 'H100'", timeout=60_000)
+        ours = {urlparse(h).path for h in page.eval_on_selector_all(".atlas-search a", "as => as.map(a => a.href)")}
+        shown = page.eval_on_selector_all(".md-search-result__list:not(.atlas-search) > li:not([hidden]) a.md-search-result__link",
+                                          "as => as.map(a => a.href)")
+        hidden = page.eval_on_selector_all(".md-search-result__list:not(.atlas-search) > li[hidden]", "ls => ls.length")
+        assert ours and hidden >= 1, (ours, hidden)
+        assert not ({urlparse(h).path for h in shown} & ours), shown
+        box.fill("")
+        box.press_sequentially("pagedatention", delay=30)
+        page.wait_for_function("() => (document.querySelector('.atlas-search') || {dataset: {}}).dataset.query === 'pagedatention'"
+                               " && /matching/i.test((document.querySelector('.md-search-result__meta') || {}).textContent || '')", timeout=60_000)
+        assert page.locator(".atlas-search .md-search-result__item").count() >= 1
+        meta = page.locator(".md-search-result__meta")
+        assert "No matching" not in meta.inner_text() or not meta.is_visible()
+        page.close()

@@ -126,7 +126,7 @@
     } else {
       var q = guide.questions[state.qid];
       heading = el("h3", { class: "atlas-guide__title", tabindex: "-1", text: q.text });
-      root.appendChild(el("p", { class: "atlas-guide__progress", text: "Question " + (state.steps.length + 1) }));
+      root.appendChild(el("p", { class: "atlas-guide__progress", text: "Step " + (state.steps.length + 1) + " of your walk" }));
       root.appendChild(heading);
       if (q.help) root.appendChild(el("p", { class: "atlas-guide__help", text: q.help }));
       if (q.advice) root.appendChild(adviceBox(guide, "Weigh this while you answer", q.advice));

@@ -142,6 +142,25 @@
       seen[id] = true;
       list.appendChild(item(docs[id]));
     });
+    dedupe(result);
+  }
+
+  /* Material's full-text list below ours: a page already shown above is not listed again
+   * (Material fills its list from a worker, later, so this runs on each change of it too). */
+  function dedupe(result) {
+    var ours = {};
+    Array.prototype.forEach.call(result.querySelectorAll(".atlas-search a"), function (a) { ours[a.pathname] = true; });
+    Array.prototype.forEach.call(result.querySelectorAll(".md-search-result__list:not(.atlas-search) > li"), function (li) {
+      var a = li.querySelector("a");
+      li.hidden = !!(a && ours[a.pathname]);
+    });
+  }
+  var watched = null;
+  function watch() {
+    var result = document.querySelector(".md-search-result");
+    if (!result || result === watched || !window.MutationObserver) return;
+    watched = result;
+    new MutationObserver(function () { dedupe(result); }).observe(result, { childList: true, subtree: true });
   }
 
   document.addEventListener("focusin", function (e) {
@@ -150,6 +169,7 @@
   document.addEventListener("input", function (e) {
     if (!(e.target && e.target.classList && e.target.classList.contains("md-search__input"))) return;
     lastQuery = e.target.value;
+    watch();
     if (mini) render(lastQuery); else load();
   }, true);
 })();
