@@ -231,10 +231,7 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
                 offload_tps = 1 / ((per_token - offloaded) / (d.bandwidth_gbs * 1e9) + offloaded / (host_bandwidth_gbs * 1e9))
             decode = None  # one device cannot hold it: no single-device figure
         if d.tflops:
-            p = precision or next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in d.tflops), None)
-            if p in d.tflops:
-                prefill = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9)
-                prefill_precision = p
+            prefill, prefill_precision = prefill_rate(m, d, precision)
         else:
             missing.append("tensor throughput (TFLOPS) unknown: no prefill ceiling")
     return Estimate(model=m.id, device=d.id if d else "", bits=bits, weights_gb=weights / 1e9, kv_gb=kv / 1e9,
@@ -321,11 +318,13 @@ def measured_points(atlas: Atlas, model: str | None = None, device: str | None =
     return sorted(out, key=lambda p: (p.model, p.device, p.batch, p.context, p.source))
 
 
-def prefill_ceiling(m: ModelSpec, d: DeviceSpec) -> float | None:
-    """Prompt tokens per second a device cannot beat: its dense tensor throughput in the
-    precision estimate() uses (16-bit first) over 2 FLOP per active parameter per token."""
-    p = next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in (d.tflops or {})), None)
-    return d.tflops[p] * 1e12 / (2 * m.active_b * 1e9) if p else None
+def prefill_rate(m: ModelSpec, d: DeviceSpec, precision: str | None = None) -> tuple[float | None, str | None]:
+    """Prompt tokens per second a device cannot beat, and the tensor rate it comes from:
+    dense throughput in `precision`, else the first of 16-bit, FP8, FP4 the entry gives,
+    over 2 FLOP per active parameter per token."""
+    tflops = d.tflops or {}
+    p = precision or next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in tflops), None)
+    return (tflops[p] * 1e12 / (2 * m.active_b * 1e9), p) if p in tflops else (None, None)
 
 
 @dataclass(frozen=True)
@@ -355,7 +354,7 @@ def measured_prefills(atlas: Atlas, model: str | None = None, device: str | None
     for rec in atlas.measured(model, device):
         if rec.hardware not in atlas.entries or rec.model not in atlas.entries:
             continue
-        ceiling = prefill_ceiling(model_spec(atlas.entries[rec.model]), device_spec(atlas.entries[rec.hardware]))
+        ceiling, _ = prefill_rate(model_spec(atlas.entries[rec.model]), device_spec(atlas.entries[rec.hardware]))
         for x in rec.prefill:
             out.append(MeasuredPrefill(source=rec.source, model=rec.model, device=rec.hardware, prompt=x.prompt,
                                        ttft_s=x.ttft_s, min_s=x.min_s, max_s=x.max_s, tokens_per_s=x.tokens_per_s,
@@ -370,22 +369,23 @@ def nearest_context(contexts, tokens: int) -> int:
     return min(contexts, key=lambda c: (round(abs(math.log(c / tokens)), 9), c))
 
 
-def prefill_for(atlas: Atlas, model: str, device: str, tokens: int) -> MeasuredPrefill | None:
-    """The measured prefill to show beside the prefill ceiling for a prompt of `tokens`:
-    the measured prompt length nearest to it (the rule of nearest_context), the fastest record."""
-    points = measured_prefills(atlas, model, device)
+def _nearest_fastest(points: list, length: str, tokens: int):
+    """Of measured points, those whose `length` (context or prompt) is nearest `tokens`
+    (nearest_context's rule), and of them the fastest; None if there are none."""
     if not points:
         return None
-    c = nearest_context({p.prompt for p in points}, tokens)
-    return max((p for p in points if p.prompt == c), key=lambda p: (p.tokens_per_s, p.source))
+    c = nearest_context({getattr(p, length) for p in points}, tokens)
+    return max((p for p in points if getattr(p, length) == c), key=lambda p: (p.tokens_per_s, p.source))
+
+
+def prefill_for(atlas: Atlas, model: str, device: str, tokens: int) -> MeasuredPrefill | None:
+    """The measured prefill to show beside the prefill ceiling for a prompt of `tokens`:
+    the measured prompt length nearest to it, the fastest record."""
+    return _nearest_fastest(measured_prefills(atlas, model, device), "prompt", tokens)
 
 
 def measured_for(atlas: Atlas, model: str, device: str, tokens: int) -> Measured | None:
     """The single-sequence measurement to show beside a ceiling at `tokens`: the measured
     context nearest to it, and of the records at that context the fastest (each is a
     lower bound of what this code reaches on that card)."""
-    points = measured_points(atlas, model, device, batches=(1,))
-    if not points:
-        return None
-    c = nearest_context({p.context for p in points}, tokens)
-    return max((p for p in points if p.context == c), key=lambda p: (p.tokens_per_s, p.source))
+    return _nearest_fastest(measured_points(atlas, model, device, batches=(1,)), "context", tokens)

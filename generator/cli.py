@@ -336,6 +336,8 @@ def _plain(text: str) -> str:
 
 
 def cmd_fit(args) -> int:
+    import dataclasses
+
     from .calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick, prefill_for
 
     atlas = _load(args)
@@ -359,7 +361,7 @@ def cmd_fit(args) -> int:
             got = measured[d.id]
             extra = dict(got.as_dict(), bits=MEASURED_BITS, kv_bits=MEASURED_BITS, source_title=atlas.sources[got.source].title, comparable=comparable) if got else None
             pre = prefilled[d.id]
-            pre = dict(pre.__dict__, source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
+            pre = dict(dataclasses.asdict(pre), source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
             return dict(e.as_dict(), title=d.title, measured=extra, measured_prefill=pre)
         _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits,

@@ -60,34 +60,23 @@
     return x;
   }
 
-  /* This project's measured single-sequence decode for a model on a device (16-bit weights
-   * and KV cache): the measured context nearest the reader's by ratio (a tie goes to the
-   * shorter) and, of the records at that context, the fastest, as calc.measured_for does. */
-  function measuredFor(measured, modelId, deviceId, tokens) {
-    var pts = ((measured && measured.points) || []).filter(function (p) { return p.model === modelId && p.device === deviceId; });
+  /* Of this project's measured points for a model on a device, those whose length (the
+   * decode context or the prefill prompt) is nearest the reader's tokens by ratio (a tie goes
+   * to the shorter) and of those the fastest, as calc._nearest_fastest does. */
+  function nearestFastest(pts, modelId, deviceId, key, tokens) {
+    pts = (pts || []).filter(function (p) { return p.model === modelId && p.device === deviceId; });
     if (!pts.length) return null;
-    function dist(p) { return Math.round(Math.abs(Math.log(p.context / tokens)) * 1e9) / 1e9; }
-    function better(p, q) {
-      if (dist(p) !== dist(q)) return dist(p) < dist(q);
-      if (p.context !== q.context) return p.context < q.context;
-      return p.tokens_per_s > q.tokens_per_s;
-    }
-    return pts.reduce(function (best, p) { return better(p, best) ? p : best; });
-  }
-  window.atlasCalcMeasuredFor = measuredFor;
-
-  /* The measured prefill for a model on a device: the prompt length nearest the reader's
-   * tokens by ratio (a tie goes to the shorter) and of those the fastest, as calc.prefill_for does. */
-  function prefillFor(measured, modelId, deviceId, tokens) {
-    var pts = ((measured && measured.prefill) || []).filter(function (p) { return p.model === modelId && p.device === deviceId; });
-    if (!pts.length) return null;
-    function dist(p) { return Math.round(Math.abs(Math.log(p.prompt / tokens)) * 1e9) / 1e9; }
+    function dist(p) { return Math.round(Math.abs(Math.log(p[key] / tokens)) * 1e9) / 1e9; }
     return pts.reduce(function (best, p) {
       if (dist(p) !== dist(best)) return dist(p) < dist(best) ? p : best;
-      if (p.prompt !== best.prompt) return p.prompt < best.prompt ? p : best;
+      if (p[key] !== best[key]) return p[key] < best[key] ? p : best;
       return p.tokens_per_s > best.tokens_per_s ? p : best;
     });
   }
+  /* Single-sequence decode (calc.measured_for) and prefill (calc.prefill_for). */
+  function measuredFor(measured, modelId, deviceId, tokens) { return nearestFastest(measured && measured.points, modelId, deviceId, "context", tokens); }
+  function prefillFor(measured, modelId, deviceId, tokens) { return nearestFastest(measured && measured.prefill, modelId, deviceId, "prompt", tokens); }
+  window.atlasCalcMeasuredFor = measuredFor;
 
   function fmt(x, digits) { return x.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }); }
 
