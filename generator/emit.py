@@ -788,6 +788,11 @@ def _tps(x: float) -> str:
     return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
 
 
+def _ran(p) -> str:
+    """How much of the model a measured point (decode or prefill) ran."""
+    return f"{p.layers_built} of {p.layers} layers, scaled to {p.layers}" if p.slice else f"all {p.layers} layers"
+
+
 def _prefill_row(p) -> dict:
     """A measured prefill (calc.MeasuredPrefill) as a table row's texts."""
     return {"prompt": f"{p.prompt:,}", "ttft": f"{p.ttft_s * 1000:,.1f} ms", "measured": f"{_tps(p.tokens_per_s)} tok/s",
@@ -829,18 +834,16 @@ def _measured_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
         if p.batch > 1 and p.context != mid:
             continue
         rec = atlas.measurements[p.source]
-        ran = f"{p.layers_built} of {p.layers} layers, scaled to {p.layers}" if p.slice else f"all {p.layers} layers"
         kernel = KERNEL_NAMES.get(p.kernel, p.kernel)
         rows.append({"other": page.link(p.device if e.kind == "model" else p.model),
-                     "ran": f"{ran}; {kernel}" + ("" if rec.sdpa_backend == "auto" else " (forced)"),
+                     "ran": f"{_ran(p)}; {kernel}" + ("" if rec.sdpa_backend == "auto" else " (forced)"),
                      "config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s", "cite": page.cite(p.source),
                      "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
                      "ratio": f"{p.ratio:.2f}" if p.ratio else "—"})
     prefill = []
     for p in measured_prefills(atlas, model=e.id) if e.kind == "model" else measured_prefills(atlas, device=e.id):
-        ran = f"{p.layers_built} of {p.layers} layers, scaled to {p.layers}" if p.slice else f"all {p.layers} layers"
         prefill.append(_prefill_row(p) | {"other": page.link(p.device if e.kind == "model" else p.model), "cite": page.cite(p.source),
-                                          "ran": f"{ran}; {KERNEL_NAMES.get(p.kernel, p.kernel)}"})
+                                          "ran": f"{_ran(p)}; {KERNEL_NAMES.get(p.kernel, p.kernel)}"})
     recs = list(dict.fromkeys(atlas.measurements[p.source] for p in points))
     copies = sorted(r.copy_gbs for r in recs if r.copy_gbs)
     sheets = sorted({atlas.entries[r.hardware].get("specs")["bandwidth_gbs"]["value"] for r in recs
@@ -910,7 +913,7 @@ def format_groups(atlas: Atlas) -> list[dict]:
     with its bits per weight and a line saying what it is; families by bits, widest first."""
     groups = []
     # A format that is a term of its own is listed under that term, not again as another
-    # family's variant of the same name (MLX's mode "nvfp4" is NVFP4).
+    # family's variant of the same name (MLX's mode "nvfp4" is NVFP4, the MX variant MXFP4 is MXFP4).
     own = {e.title.casefold() for e in atlas.of_kind("term") if e.get("bits_per_weight")}
     for e in atlas.of_kind("term"):
         options, seen = [], set(own - {e.title.casefold()})
