@@ -17,9 +17,11 @@ relative to the source files as both generators read them, are moved with their 
 a link to an entry gets the hover card's data as an attribute list, as the plugin gives it
 in HTML (link.add_cards).
 
-Not carried over: the allow-list sanitizer that the plugin runs on every page's HTML
-(bodies are escaped when emitted, so it is a second line of defence), and the page
-workers (the other generator builds the pages).
+The plugin's allow-list sanitizer runs on every page's HTML; the folder's generator runs
+none, so every page written here has already been through the same allow-list
+(sanitize.clean_markdown): each raw HTML tag outside code cut to the allowed tags,
+attributes and URL schemes, each attribute list to the allowed attributes, comments
+dropped. Not carried over: the page workers (the other generator builds the pages).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from .handwritten import expand
 from .link import (NO_LINKS_BELOW, Linker, add_cards, link_markdown, md_card_attrs, raw_html_blocks, resolve_marks,
                    _in_spans)
 from .pipeline import build
+from .sanitize import clean_markdown
 from .text import split_code
 
 MARKER = "# Written by `atlas markdown`"
@@ -153,7 +156,8 @@ def _finish_page(text: str, src: str, moved: dict[str, str], entries: dict, link
         own = (meta.get("atlas") or {}).get("id")
         body = _link_terms(body, linker, url, own)
     body = _move_links(body, src, moved, entries, linker, url)  # (term links are made relative to where pages go)
-    return front + resolve_marks(body, linker, url, markdown=True)
+    body = resolve_marks(body, linker, url, markdown=True)
+    return front + clean_markdown(body, raw_html_blocks(body))
 
 
 def _link_terms(body: str, linker: Linker, url: str, own: str | None) -> str:

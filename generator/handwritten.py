@@ -9,13 +9,14 @@ are errors with file:line:col, found by `atlas check` and before the build write
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from . import diagrams, figures
 from .emit import Page, sources_md
 from .findings import Finding, did_you_mean
 from .model import Atlas
-from .text import CITE_RE, WIKILINK_RE, expand_wikilinks, split_code
+from .text import CITE_RE, bad_urls, WIKILINK_RE, expand_wikilinks, split_code
 
 
 def _where(text: str, pos: int) -> tuple[int, int]:
@@ -38,14 +39,38 @@ def problems(text: str, atlas: Atlas, path: str) -> list[Finding]:
                 if sid not in atlas.sources:
                     line, col = _where(text, offset + m.start())
                     out.append(Finding(path, line, col, f"[@{sid}] names no source{did_you_mean(sid, atlas.sources)}"))
-            for m in diagrams.MARKER_RE.finditer(piece):
-                if m.group(1) not in FIGURE_NAMES:
+            for m in DIRECTIVE_RE.finditer(piece):
+                problem = _directive_problem(m.group(1), m.group(2).strip())
+                if problem:
                     line, col = _where(text, offset + m.start())
-                    out.append(Finding(path, line, col, f"figure '{m.group(1)}' does not exist"
-                                       f"{did_you_mean(m.group(1), FIGURE_NAMES)}"))
+                    out.append(Finding(path, line, col, problem))
         offset += len(piece)
+    for offset, scheme in bad_urls(text):
+        line, col = _where(text, offset)
+        out.append(Finding(path, line, col, f"links may not use {scheme}: URLs; use an http, https or mailto link, "
+                                            "or a relative one"))
     return out
 
+
+DIRECTIVE_RE = re.compile(r"<!--\s*atlas:([^\s>]*)([^>]*?)-->")
+"""Any comment that starts like a directive, well-formed or not: each one is checked, so a
+misspelt or path-like name is an error instead of a figure that silently never appears."""
+
+
+def _directive_problem(kind: str, name: str) -> str | None:
+    if kind != "figure":
+        return f"unknown directive 'atlas:{kind}'; the only one is <!-- atlas:figure NAME -->"
+    if not name:
+        return "<!-- atlas:figure --> needs a figure name, like <!-- atlas:figure roofline -->"
+    if not ID_RE.fullmatch(name):
+        return (f"figure name '{name}' is not an id: a figure is named, never a path "
+                f"(lowercase words joined by hyphens){did_you_mean(name, FIGURE_NAMES)}")
+    if name not in FIGURE_NAMES:
+        return f"figure '{name}' does not exist{did_you_mean(name, FIGURE_NAMES)}; figures: {', '.join(sorted(FIGURE_NAMES))}"
+    return None
+
+
+ID_RE = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 FIGURE_NAMES = {**{n: n for n in diagrams.DIAGRAMS}, **{n: n for n in figures.CHARTS}, "batching-simulator": "batching-simulator"}
 
@@ -81,6 +106,5 @@ def check_docs(root: Path, atlas: Atlas) -> list[Finding]:
     out = []
     for path in sorted(docs.rglob("*.md")) if docs.is_dir() else []:
         text = path.read_text(encoding="utf-8")
-        if "[[" in text or "[@" in text:
-            out += problems(text, atlas, str(path.relative_to(root)))
+        out += problems(text, atlas, str(path.relative_to(root)))
     return out

@@ -13,13 +13,14 @@ from functools import lru_cache
 from importlib import resources
 from typing import Any, Callable, Iterable, Iterator
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, FormatChecker
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from . import KIND_URLS, KINDS
 from .findings import Finding, did_you_mean
 from .load import MEASUREMENT_SCHEMA, Document, measurement_source_id
+from . import values
 from .text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -40,7 +41,11 @@ def _schemas() -> dict[str, Any]:
 def _validators() -> dict[str, Draft202012Validator]:
     schemas = _schemas()
     registry = Registry().with_resources((name, Resource.from_contents(s)) for name, s in schemas.items())
-    return {kind: Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry) for kind, name in SCHEMA_FOR.items()}
+    checker = FormatChecker(formats=())
+    for fmt, ok in values.FORMATS.items():
+        checker.checks(fmt)(ok)
+    return {kind: Draft202012Validator(schemas[f"{name}.schema.json"], registry=registry, format_checker=checker)
+            for kind, name in SCHEMA_FOR.items()}
 
 
 def normalise(name: str) -> str:
@@ -114,6 +119,10 @@ def _explain(doc: Document, err: ValidationError) -> Iterator[Finding]:
         else:
             what = f"'{name}' value '{value}' does not match the expected form {pattern}"
         yield Finding(doc.path, line, col, what)
+    elif kind == "format":
+        problem = values.PROBLEMS[err.validator_value](err.instance)
+        yield Finding(doc.path, line, col, f"'{name}' {problem}" if problem and not problem.startswith("'")
+                      else f"'{name}': {problem}")
     elif kind == "enum":
         options = [str(o) for o in err.validator_value]
         hint = did_you_mean(str(err.instance), options)
@@ -155,7 +164,8 @@ def compile_schema(name: str, schemas: dict[str, Any]) -> Callable[[Any], bool]:
     import jsonschema_rs
 
     registry = jsonschema_rs.Registry([(SCHEMA_BASE + n, s) for n, s in schemas.items()])
-    return jsonschema_rs.validator_for(schemas[name], registry=registry, base_uri=SCHEMA_BASE + name).is_valid
+    return jsonschema_rs.validator_for(schemas[name], registry=registry, base_uri=SCHEMA_BASE + name,
+                                       formats=values.FORMATS, validate_formats=True).is_valid
 
 
 @lru_cache(maxsize=None)
