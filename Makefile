@@ -38,7 +38,7 @@ $(ZENSICAL_STAMP): $(STAMP)
 	  $(BIN)/pip install --quiet --disable-pip-version-check zensical==0.0.73; fi
 	touch $@
 
-# `atlas serve` (generator/serve.py) re-renders only the pages an edit changes; the output
+# `atlas serve` (generator/serve/server.py) re-renders only the pages an edit changes; the output
 # is what `make build` writes, byte for byte (tests/test_serve.py).
 serve: $(STAMP)
 	$(BIN)/atlas serve --host 127.0.0.1 --port 8000
@@ -63,14 +63,14 @@ clean:
 	rm -rf site .pytest_cache
 
 bench: $(STAMP)
-	$(BIN)/python -m generator.bench --sizes 100 1000 10000 --repeat 5 --out bench-out --page docs/benchmark.md
+	$(BIN)/python -m bench.build --sizes 100 1000 10000 --repeat 5 --out bench-out --page docs/benchmark.md
 
 # What a reader waits for, in Chromium: Lighthouse scores and paint times, graph redraws
 # (median and spread of five runs). Timings live here, never in the pass/fail tests.
 bench-browser: $(STAMP) $(NODE_STAMP) browser
-	$(BIN)/python -m generator.bench_browser --runs 5 --out bench-out --page docs/benchmark-browser.md
+	$(BIN)/python -m bench.browser --runs 5 --out bench-out --page docs/benchmark-browser.md
 
 # What an author waits for under `make serve`: edit to served page, beside a clean build
 # (median and range of five runs, the real knowledge base and 1,000 synthetic entries).
 bench-serve: $(STAMP)
-	$(BIN)/python -m generator.bench_serve --sizes real 1000 --runs 5 --out bench-out --page docs/benchmark-serve.md
+	$(BIN)/python -m bench.serve --sizes real 1000 --runs 5 --out bench-out --page docs/benchmark-serve.md

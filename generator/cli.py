@@ -14,10 +14,10 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from .findings import AtlasError
-from .model import Atlas, Entry
-from .pipeline import find_root, load_atlas
-from .validate import normalise
+from generator.kb.findings import AtlasError
+from generator.kb.model import Atlas, Entry
+from generator.pipeline import find_root, load_atlas
+from generator.kb.validate import normalise
 
 EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -79,11 +79,11 @@ def cmd_check(args) -> int:
         else:
             print(exc.report(), file=sys.stderr)
         return EXIT_BAD_INPUT
-    from .graph import build_graph
-    from .pipeline import author_findings, mentions
+    from generator.knowledge.graph import build_graph
+    from generator.pipeline import author_findings, mentions
 
     root = Path(args.root) if args.root else find_root()
-    from .validate import stale_findings
+    from generator.kb.validate import stale_findings
 
     found = author_findings(root, atlas, build_graph(atlas, mentions(atlas))) + stale_findings(atlas, root)
     errors = [f for f in found if f.severity == "error"]
@@ -144,7 +144,7 @@ def cmd_list(args) -> int:
 
 
 def cmd_graph_export(args) -> int:
-    from .graph import build_graph, to_gexf, to_graphml, to_json
+    from generator.knowledge.graph import build_graph, to_gexf, to_graphml, to_json
 
     g = build_graph(_load(args))
     text = {"json": to_json, "graphml": to_graphml, "gexf": to_gexf}[args.format](g)
@@ -158,7 +158,7 @@ def cmd_graph_export(args) -> int:
 def cmd_graph_path(args) -> int:
     import networkx as nx
 
-    from .graph import build_graph
+    from generator.knowledge.graph import build_graph
 
     atlas = _load(args)
     ends = []
@@ -194,7 +194,7 @@ def cmd_graph_path(args) -> int:
 
 
 def cmd_recommend(args) -> int:
-    from .guides import GuideError, option, walk
+    from generator.knowledge.guides import GuideError, option, walk
 
     atlas = _load(args)
     guides = {e.id: e for e in atlas.of_kind("guide")}
@@ -297,8 +297,8 @@ def cmd_recommend(args) -> int:
 
 def cmd_compare(args) -> int:
     """Two to four engines side by side: every support row, or only where they differ."""
-    from .calc import CalcError, pick
-    from .compare import compare
+    from generator.knowledge.calc import CalcError, pick
+    from generator.knowledge.compare import compare
 
     atlas = _load(args)
     try:
@@ -338,7 +338,7 @@ def _plain(text: str) -> str:
 def cmd_fit(args) -> int:
     import dataclasses
 
-    from .calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick, prefill_for
+    from generator.knowledge.calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick, prefill_for
 
     atlas = _load(args)
     try:
@@ -419,12 +419,13 @@ def cmd_fit(args) -> int:
 
 def cmd_markdown(args) -> int:
     """The site as a source folder that MkDocs without our plugin, or Zensical, builds as
-    it stands (generator/export.py)."""
+    it stands (generator/exports/markdown.py)."""
     root = Path(args.root) if args.root else find_root()
-    from .export import export
+    from generator.exports.markdown import export
+    from generator.pipeline import build
 
     try:
-        written = export(root, Path(args.output))
+        written = export(root, Path(args.output), build(root))
     except (FileExistsError, ValueError) as exc:
         print(f"atlas markdown: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -436,7 +437,7 @@ def cmd_markdown(args) -> int:
 def cmd_serve(args) -> int:
     import logging
 
-    from .serve import serve
+    from generator.serve.server import serve
 
     os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
     logging.basicConfig(level=logging.INFO, format="%(levelname)-7s -  %(message)s")

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .findings import AtlasError
-from .load import load_tree
-from .model import Atlas, build_model
-from .validate import validate
+from generator.kb.findings import AtlasError
+from generator.kb.load import load_tree
+from generator.kb.model import Atlas, build_model
+from generator.kb.validate import validate
 
 if TYPE_CHECKING:
-    from .link import Linker
+    from generator.knowledge.link import Linker
 
 
 def find_root(start: Path | None = None) -> Path:
@@ -51,9 +51,9 @@ def _load(root: Path, memo: Memo | None = None) -> Loaded:
     """The load, validate and model stages. The model and the term index are built on
     this core while the others validate documents (they need one core, and the documents
     are read-only), and thrown away if validation fails."""
-    from .link import Linker
-    from .timing import stage
-    from .undefined import covered_names
+    from generator.knowledge.link import Linker
+    from generator.speed.timing import stage
+    from generator.kb.undefined import covered_names
 
     ahead: list[Loaded] = []
 
@@ -99,9 +99,10 @@ def scan_bodies(atlas: Atlas, linker=None, covered: set[str] | None = None, mean
     term links come from the same reading, and (given `covered`, the names
     undefined.covered_names lists) the check stage's undefined terms too. `meanwhile`:
     work for this process while the others read (workers.fork_map)."""
-    from .link import Linker, scan_body
-    from .undefined import used_terms
-    from .workers import fork_map
+    from generator.knowledge.link import Linker
+    from generator.knowledge.link_markdown import scan_body
+    from generator.kb.undefined import used_terms
+    from generator.speed.workers import fork_map
 
     linker = linker or Linker.from_atlas(atlas)
 
@@ -138,8 +139,8 @@ def _allowed(root: Path) -> dict:
 def undefined_findings(root: Path, atlas: Atlas, used: dict[str, set[str]] | None = None) -> list:
     """Terms that several entries use and none defines: errors unless allowed with a reason.
     `used`: each entry's terms, if its body was read already (scan_bodies)."""
-    from .findings import Finding
-    from .undefined import first_line, undefined_terms
+    from generator.kb.findings import Finding
+    from generator.kb.undefined import first_line, undefined_terms
 
     allowed = _allowed(root).get("undefined") or {}
     found = undefined_terms(atlas, used=used)
@@ -160,8 +161,8 @@ def graph_findings(root: Path, atlas: Atlas, g) -> list:
     """What the graph shows authors: orphans (errors unless allowed with a reason in
     graph/allowed.yaml) and entries reached only through prose mentions (warnings)."""
 
-    from .findings import Finding
-    from .graph import mention_only, orphans
+    from generator.kb.findings import Finding
+    from generator.knowledge.graph import mention_only, orphans
 
     allowed = _allowed(root).get("orphans") or {}
     out = []
@@ -181,7 +182,7 @@ def author_findings(root: Path, atlas: Atlas, g, used: dict[str, set[str]] | Non
     """Everything `atlas check` and the build report beyond the entries themselves: the
     graph's findings, terms used but not defined, and unknown links or citations in the
     handwritten pages. `used`: as for undefined_findings."""
-    from .handwritten import check_docs
+    from generator.pages.handwritten import check_docs
 
     return graph_findings(root, atlas, g) + undefined_findings(root, atlas, used) + check_docs(root, atlas)
 
@@ -189,7 +190,7 @@ def author_findings(root: Path, atlas: Atlas, g, used: dict[str, set[str]] | Non
 def build(root: Path, memo: Memo | None = None):
     """The model, every generated file, and the term linker that pages are linked with:
     load, validate, model, graph, check, emit. Returns (atlas, files, linker)."""
-    from .timing import no_collections, stage
+    from generator.speed.timing import no_collections, stage
 
     with no_collections():
         emitter = prepare(Path(root), memo)
@@ -200,9 +201,9 @@ def build(root: Path, memo: Memo | None = None):
 def prepare(root: Path, memo: Memo | None = None):
     """Every stage before emit (load, validate, model, graph, check), ending in the
     emit.Emitter that writes any page of the build. Raises AtlasError."""
-    from .emit import Emitter
-    from .graph import add_mentions, typed_graph
-    from .timing import stage
+    from generator.emit import Emitter
+    from generator.knowledge.graph import add_mentions, typed_graph
+    from generator.speed.timing import stage
 
     atlas, linker, covered = _load(root, memo)  # the load, validate and model stages
     with stage("graph"):

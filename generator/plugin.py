@@ -19,11 +19,15 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
 
-from . import parallel, sanitize, timing, workers
-from .findings import AtlasError
-from .handwritten import expand
-from .link import Linker, add_cards, link_html, resolve_marks
-from .pipeline import build
+from generator.speed import parallel
+from generator.render import sanitize
+from generator.speed import timing
+from generator.speed import workers
+from generator.kb.findings import AtlasError
+from generator.pages.handwritten import expand
+from generator.knowledge.link import Linker, add_cards, link_html
+from generator.knowledge.link_markdown import resolve_marks
+from generator.pipeline import build
 
 log = logging.getLogger("mkdocs.plugins.atlas")
 _LINKED_ID = re.compile(r'data-atlas-id="([^"]+)"')
@@ -43,7 +47,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         self.prebuilt: dict[str, tuple[str, list]] = {}
         self.nav, self.n_workers, self.search = None, 1, None
         self.defer_links = False  # in a page worker: pages are linked after their batch renders
-        # What `atlas serve` (generator/serve.py) keeps of a build to re-render single pages:
+        # What `atlas serve` (generator/serve/server.py) keeps of a build to re-render single pages:
         self.memo = None  # pipeline.Memo: the generator's parsed files and scanned bodies
         self.files, self.site_nav, self.env = None, None, None
         self.searched: dict[str, list] = {}  # each page's entries in Material's search index
@@ -78,7 +82,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def on_nav(self, nav, config, files):
         """Render the generated pages on every core before MkDocs reads them one by one
-        (see generator/parallel.py); the results are put in place page by page below."""
+        (see generator/speed/parallel.py); the results are put in place page by page below."""
         self.prerendered, self.n_workers, self.site_nav = {}, 1, nav
         n = workers.count(self.config.workers)
         pages = [f.page for f in (files.get_file_from_path(p) for p in self.generated) if f is not None and f.page is not None]

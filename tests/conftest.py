@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.localserve import serve  # noqa: F401  (tests import it from here)
+from generator.serve.local import serve  # noqa: F401  (tests import it from here)
 
 REPO = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -19,11 +19,11 @@ os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 def copy_repo(dest: Path) -> Path:
     """A copy of everything a build reads: entries, ontology, handwritten docs, config."""
-    from generator.bench import PROJECT_DIRS
+    from bench.build import PROJECT_DIRS
 
     for name in ("glossary", *PROJECT_DIRS):
         shutil.copytree(REPO / name, dest / name)
-    # The GPU suite's records are sources that entries cite (generator/load.py MEASUREMENTS_DIR).
+    # The GPU suite's records are sources that entries cite (generator/kb/load.py MEASUREMENTS_DIR).
     shutil.copytree(REPO / "bench/gpu/results", dest / "bench/gpu/results")
     shutil.copy(REPO / "mkdocs.yml", dest / "mkdocs.yml")
     return dest
@@ -75,7 +75,7 @@ def goto(page, url: str):
     return response
 
 
-from generator.bench_browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (one list of flags for tests and benchmark)
+from bench.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  (one list of flags for tests and benchmark)
 
 
 @pytest.fixture(scope="session")

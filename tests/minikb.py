@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from generator.bench import project_skeleton
+from bench.build import project_skeleton
 
 
 def write(root: Path, payload: str = "") -> Path:

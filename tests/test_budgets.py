@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import pytest
 
 from conftest import serve, goto
-from generator.bench_browser import LIGHTHOUSE, PAGES, lighthouse
+from bench.browser import LIGHTHOUSE, PAGES, lighthouse
 
 BUDGET_BYTES = 500 * 1000
 MAX_REQUESTS = 25  # the page, Material's bundle and styles, our assets: a fixed set, not one per entry

@@ -2,7 +2,7 @@
 
 import pytest
 
-from generator.calc import CalcError, DeviceSpec, ModelSpec, estimate
+from generator.knowledge.calc import CalcError, DeviceSpec, ModelSpec, estimate
 
 # Llama 3.1 8B: 8.03B parameters, 32 layers, 8 KV heads of width 128 (its config.json).
 LLAMA_8B = ModelSpec("llama-3-1-8b", "Llama 3.1 8B", 8.03, 8.03, 32, 8, 128, "gqa", context_length=131072)
@@ -79,7 +79,7 @@ def test_published_kv_size_covers_attention_the_formulas_do_not():
     """DeepSeek V4 Pro's compressed attention: the entry gives whole-model bytes per token
     (worked out on its page); the calculator scales it with the cache precision, and refuses
     an 'other' model that gives none."""
-    from generator.calc import CalcError, ModelSpec
+    from generator.knowledge.calc import CalcError, ModelSpec
 
     m = ModelSpec(id="x", title="X", params_b=1600, active_b=49, layers=61, kv_heads=1, head_dim=512,
                   attention="other", kv_bytes_16=9848)

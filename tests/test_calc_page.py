@@ -3,7 +3,7 @@ for bad input, and the state kept in the URL."""
 
 import pytest
 
-from generator.calc import device_spec, estimate, model_spec
+from generator.knowledge.calc import device_spec, estimate, model_spec
 from generator.pipeline import load_atlas
 from conftest import goto
 

@@ -112,7 +112,7 @@ def test_terms_used_but_not_defined_fail_check_unless_allowed(tmp_path):
     assert "QXLink" in (root / path).read_text().splitlines()[int(lineno) - 1][int(col) - 1:]
     # The build finds it in the same reading of the bodies that finds their mentions, and
     # stops with the same finding at the same place, before anything is written.
-    from generator.findings import AtlasError
+    from generator.kb.findings import AtlasError
     from generator.pipeline import build
 
     try:

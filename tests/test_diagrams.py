@@ -1,5 +1,5 @@
 """Diagrams of the core ideas, the decode-ceiling chart and the batching simulator
-(generator/diagrams.py, figures.decode_md, docs/assets/atlas-figures.js): each is on the
+(generator/figures/diagrams.py, figures.decode_md, docs/assets/atlas-figures.js): each is on the
 pages it explains, survives the sanitizer whole, carries a text alternative, follows the
 entries' data, reads at 12 px or more on a laptop and a phone, and the simulator answers
 a reader's input with the same schedule as the Python drawing."""
@@ -12,8 +12,8 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import REPO
-from generator import diagrams, figures, sanitize
-from generator.handwritten import problems
+from generator.figures import diagrams, figures, sanitize
+from generator.pages.handwritten import problems
 
 from generator.pipeline import build, load_atlas
 

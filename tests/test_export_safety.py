@@ -1,5 +1,5 @@
 """Every way out of the knowledge base is as strict as the site: a value is valid by one
-definition (generator/values.py) checked once by `atlas check`; a directive names a figure
+definition (generator/kb/values.py) checked once by `atlas check`; a directive names a figure
 that exists; whatever is accepted, every export takes (parsed back with its own reader);
 and the folder `atlas markdown` writes is already sanitized, so plain MkDocs and Zensical,
 which run no sanitizer, build a site where no injected script runs."""
@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 
 import minikb
 from conftest import BIN, goto, mkdocs_build, serve
-from generator.export import split_front
-from generator.load import load_tree
+from generator.exports.markdown import split_front
+from generator.kb.load import load_tree
 from generator.pipeline import build
-from generator.validate import validate
-from generator.values import date_problem, email_problem, language_problem, url_problem
+from generator.kb.validate import validate
+from generator.kb.values import date_problem, email_problem, language_problem, url_problem
 from test_hostile_classes import HOSTILE, inert
 
 ATLAS = str(BIN / "atlas")

@@ -1,4 +1,4 @@
-"""Figures drawn from the knowledge base's own data (generator/figures.py): the roofline
+"""Figures drawn from the knowledge base's own data (generator/figures/charts.py): the roofline
 follows the devices' figures, the tables beside the charts are the entries' numbers, and
 in real Chromium no label is below 12 px on a laptop or a phone, nor any page too wide."""
 
@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from conftest import REPO
-from generator import figures
+from generator.figures import charts as figures
 from generator.pipeline import build
 
 ROOFLINE_PAGES = ["glossary/memory-bandwidth.md", "glossary/arithmetic-intensity.md", "glossary/roofline-model.md",

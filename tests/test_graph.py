@@ -7,7 +7,7 @@ import networkx as nx
 import pytest
 
 from conftest import REPO
-from generator.graph import build_graph, from_json, related, to_graphml, to_json, typed_graph
+from generator.knowledge.graph import build_graph, from_json, related, to_graphml, to_json, typed_graph
 from generator.pipeline import load_atlas, mentions
 
 
@@ -105,7 +105,7 @@ def test_exports_are_byte_identical_across_builds(atlas):
 def test_importance_is_networkx_pagerank_on_the_undirected_graph(graph):
     """The ranks that order search results and pick the comparison matrix's engines are
     networkx's PageRank of the undirected graph, computed without building that graph."""
-    from generator.graph import importance
+    from generator.knowledge.graph import importance
 
     undirected = nx.Graph()
     undirected.add_nodes_from(graph.nodes)
@@ -125,7 +125,7 @@ def test_importance_is_networkx_pagerank_on_the_undirected_graph(graph):
 
 
 def test_degrees_and_orphans_read_from_storage_agree_with_networkx(graph):
-    from generator.graph import degrees, orphans
+    from generator.knowledge.graph import degrees, orphans
 
     g = graph.copy()
     g.add_node("lonely-test-node", title="Lonely", kind="term", category="x", url="/x/", short="x")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import serve
-from generator.bench_browser import big_graph_site, graph_session
+from bench.browser import big_graph_site, graph_session
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ links to that entry. The walk-through shows each disagreement with every side's 
 import pytest
 
 from conftest import REPO, goto
-from generator.guides import all_paths, walk
+from generator.knowledge.guides import all_paths, walk
 from generator.pipeline import load_atlas
 
 GUIDES = ["choose-an-engine", "choose-hardware-by-budget", "choose-a-quantization-format", "choose-hardware-for-a-model"]

@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from conftest import REPO
-from generator.guides import all_paths, questions, walk
+from generator.knowledge.guides import all_paths, questions, walk
 from generator.pipeline import load_atlas
 
 RULES = yaml.safe_load((Path(__file__).with_name("guide_rules.yaml")).read_text(encoding="utf-8"))

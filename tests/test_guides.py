@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, run
-from generator.guides import GuideError, all_paths, walk
-from generator.load import load_tree
+from generator.knowledge.guides import GuideError, all_paths, walk
+from generator.kb.load import load_tree
 from generator.pipeline import load_atlas
-from generator.validate import validate
+from generator.kb.validate import validate
 
 ATLAS = str(Path(sys.executable).parent / "atlas")
 
@@ -175,7 +175,7 @@ def test_hardware_guide_ends_in_the_calculator_and_its_figures_hold(atlas):
     """Every leaf of the hardware-for-a-model guide hands its inputs to the calculator, and
     the calculator agrees that the first device it names holds the model in that setting
     (taking 'two cards' or 'eight GPUs' answers at their word)."""
-    from generator.calc import device_spec, estimate, model_spec
+    from generator.knowledge.calc import device_spec, estimate, model_spec
 
     guide = atlas.entries["choose-hardware-for-a-model"]
     leaves = 0

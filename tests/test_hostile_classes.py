@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import minikb
 from conftest import BIN, mkdocs_build, serve, goto
-from generator.load import load_tree
-from generator.validate import validate
+from generator.kb.load import load_tree
+from generator.kb.validate import validate
 from test_validate import GOOD, PATH, findings_for
 
 ALLOWED_SCHEMES = {"", "http", "https", "mailto"}
@@ -224,7 +224,7 @@ def test_a_guide_of_thousands_of_chained_questions_is_checked_without_recursion(
     result = _check(kb)
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
     assert result.returncode in (0, 2)
-    from generator.guides import all_paths
+    from generator.knowledge.guides import all_paths
     from generator.pipeline import load_atlas
     if result.returncode == 0:
         paths = list(all_paths(load_atlas(kb).entries["deep"]))

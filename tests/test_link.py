@@ -4,7 +4,7 @@ import sys
 
 from conftest import REPO
 
-from generator.link import Linker, Target, link_html
+from generator.knowledge.link import Linker, Target, link_html
 
 
 def target(i: str) -> Target:
@@ -79,7 +79,7 @@ def test_cost_grows_with_text_not_with_glossary_size():
 def test_bare_entry_links_read_as_part_of_the_sentence():
     """[[id]] shows the title as running prose writes it: lower case mid-sentence for
     ordinary terms, the title at the start of a sentence, and names as they are."""
-    from generator.handwritten import expand
+    from generator.pages.handwritten import expand
     from generator.pipeline import load_atlas
 
     atlas = load_atlas(REPO)
@@ -97,7 +97,7 @@ def test_prose_title_counts_match_their_regular_expressions():
     import random
     import re
 
-    from generator.emit import _lower_uses, _mid_sentence_capitals
+    from generator.render.page import _lower_uses, _mid_sentence_capitals
     from generator.pipeline import load_atlas
 
     texts = [e.body for e in load_atlas(REPO).entries.values()]
@@ -119,7 +119,7 @@ def test_relative_links_between_pages_match_the_standard_library():
     import posixpath
     import random
 
-    from generator.text import relpath
+    from generator.kb.text import relpath
 
     rng = random.Random(7)
     names = ["glossary", "glossaryx", "engines", "compare", "a", "b", "index.md", "kv-cache.md"]
@@ -138,7 +138,7 @@ def test_term_link_hrefs_match_the_standard_library():
     import posixpath
     import random
 
-    from generator.link import relative_url
+    from generator.knowledge.link import relative_url
 
     rng = random.Random(11)
     parts = ["glossary", "glossaryx", "engines", "compare", "az", "2"]
@@ -173,7 +173,7 @@ def test_plural_of_the_last_word_only():
 def test_nothing_is_linked_below_the_end_of_prose_marker():
     """Generated entry pages end their prose with a marker: the graph, relation lists and
     source titles below it get no term links, and the marker itself is not published."""
-    from generator.link import NO_LINKS_BELOW
+    from generator.knowledge.link import NO_LINKS_BELOW
 
     out, linked = link_html(f"<p>decode</p>{NO_LINKS_BELOW}<p>TTFT and MoE</p>", LINKER, "learn/flow/")
     assert linked == ["decode"]
@@ -215,8 +215,10 @@ def test_entry_pages_get_the_links_html_linking_would_give(monkeypatch):
     from pathlib import Path
 
     from generator import emit as emit_module
-    from generator.graph import build_graph
-    from generator.link import NO_LINKS_BELOW, resolve_marks
+    from generator.pages import entry as entry_pages
+    from generator.knowledge.graph import build_graph
+    from generator.knowledge.link import NO_LINKS_BELOW
+    from generator.knowledge.link_markdown import resolve_marks
     from generator.pipeline import load_atlas, scan_bodies
 
     atlas = load_atlas(REPO)
@@ -227,7 +229,7 @@ def test_entry_pages_get_the_links_html_linking_would_give(monkeypatch):
     plain = emit_module.emit(atlas, g)  # no linker: the pages as they were before linking
     md = _markdown()
     for long_page, per_section in ((10**9, False), (0, True)):
-        monkeypatch.setattr(emit_module, "LONG_PAGE", long_page)
+        monkeypatch.setattr(entry_pages, "LONG_PAGE", long_page)
         marked = emit_module.emit(atlas, g, linker, found)
         checked = 0
         for e in atlas.entries.values():
@@ -247,8 +249,8 @@ def test_entry_pages_get_the_links_html_linking_would_give(monkeypatch):
 
 def _md_link(markdown_text: str, **kw) -> tuple[str, list[str]]:
     """Marked, then resolved as `atlas markdown` writes it: Markdown links with the card's
-    data as an attribute list (generator/export.py)."""
-    from generator.link import link_markdown, resolve_marks
+    data as an attribute list (generator/exports/markdown.py)."""
+    from generator.knowledge.link_markdown import link_markdown, resolve_marks
 
     marked, linked = link_markdown(markdown_text, LINKER, "glossary/x/", **kw)
     return resolve_marks(marked, LINKER, "glossary/x/", markdown=True), linked
@@ -293,7 +295,7 @@ def test_a_term_link_inside_a_table_cell_keeps_the_table_and_its_definition_inta
     HTML, they are escaped as HTML."""
     from bs4 import BeautifulSoup
 
-    from generator.link import link_markdown, resolve_marks
+    from generator.knowledge.link_markdown import link_markdown, resolve_marks
 
     tricky = Target("gpu", "/glossary/gpu/", "GPU", 'A | B `code` [x](y) back\\slash & <b>bold</b> "q" {b}', "Hardware")
     linker = Linker([("GPU", tricky)])
@@ -321,7 +323,7 @@ def test_a_term_link_in_raw_html_stays_an_html_link_and_one_in_markdown_becomes_
 def test_marks_in_authored_text_make_no_link_and_do_not_survive():
     """The loader refuses files that hold the marks (tests/test_load.py); should one reach
     a page anyway, a mark with an unknown id links nothing, and none is left on the page."""
-    from generator.link import MARK_CLOSE, MARK_MID, MARK_OPEN, resolve_marks
+    from generator.knowledge.link_markdown import MARK_CLOSE, MARK_MID, MARK_OPEN, resolve_marks
 
     forged = f"{MARK_OPEN}nope{MARK_MID}click{MARK_CLOSE} {MARK_OPEN}decode{MARK_MID}x{MARK_CLOSE} stray{MARK_MID}"
     out = resolve_marks(f"<p>{forged}</p>", LINKER, "glossary/x/")
@@ -333,7 +335,7 @@ def test_pages_are_the_same_whether_bodies_are_read_once_or_twice():
     """Emit takes the body's mentions from the graph stage's reading of it; reading the
     body again instead gives every generated file byte for byte."""
     from generator.emit import emit
-    from generator.graph import build_graph
+    from generator.knowledge.graph import build_graph
     from generator.pipeline import load_atlas, scan_bodies
 
     atlas = load_atlas(REPO)

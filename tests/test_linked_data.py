@@ -17,7 +17,7 @@ from bs4 import BeautifulSoup
 
 import minikb
 from conftest import REPO, mkdocs_build
-from generator.linked_data import SITE_URL
+from generator.exports.linked_data import SITE_URL
 from generator.pipeline import load_atlas
 
 SAMPLE = ["glossary/kv-cache", "glossary/paged-attention", "engines/vllm", "hardware/nvidia-h100-sxm", "models/llama-3-1-8b"]

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from generator.load import MAX_FILE_BYTES, load_tree, parse, read_file
+from generator.kb.load import MAX_FILE_BYTES, load_tree, parse, read_file
 
 ENTRY = """\
 title: Test entry
@@ -59,9 +59,9 @@ def test_bom_is_accepted_and_non_utf8_is_located():
 
 
 def test_the_characters_that_mark_term_links_are_refused_where_they_are():
-    from generator.emit import _BODY_SLOT
-    from generator.link import CAND_CLOSE, CAND_MID, CAND_OPEN, MARK_CLOSE, MARK_MID, MARK_OPEN
-    from generator.load import RESERVED_CHARS
+    from generator.pages.entry import _BODY_SLOT
+    from generator.knowledge.link_markdown import CAND_CLOSE, CAND_MID, CAND_OPEN, MARK_CLOSE, MARK_MID, MARK_OPEN
+    from generator.kb.load import RESERVED_CHARS
 
     assert set(RESERVED_CHARS) == {MARK_OPEN, MARK_MID, MARK_CLOSE, CAND_OPEN, CAND_MID, CAND_CLOSE, _BODY_SLOT}
     doc, problems = parse(f"title: ok\nshort: a {MARK_MID}GPU\n".encode(), "glossary/terms/m.yaml", "term")

@@ -17,10 +17,10 @@ import yaml
 from bs4 import BeautifulSoup
 
 from conftest import REPO, goto
-from generator.calc import measured_for, measured_points
-from generator.load import load_tree, measurement_source_id
+from generator.knowledge.calc import measured_for, measured_points
+from generator.kb.load import load_tree, measurement_source_id
 from generator.pipeline import load_atlas
-from generator.validate import validate
+from generator.kb.validate import validate
 
 RESULTS = REPO / "bench/gpu/results"
 RECORDS = sorted(RESULTS.glob("*.yaml"))
@@ -183,7 +183,7 @@ def _prefill_expected(atlas, record: Path) -> list[tuple[int, float, float, floa
     """(prompt, time to first token in ms, prompt tok/s, ratio to the prefill ceiling), read
     from the record file itself and the entries' own figures: dense 16-bit TFLOPS of the
     device over 2 FLOP per active parameter."""
-    from generator.calc import device_spec, model_spec
+    from generator.knowledge.calc import device_spec, model_spec
 
     rec = yaml.safe_load(record.read_text(encoding="utf-8"))
     m = model_spec(atlas.entries[rec["model"]["id"]])

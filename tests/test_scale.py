@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.bench import make_corpus
+from bench.build import make_corpus
 from generator.pipeline import build_site_files
 
 

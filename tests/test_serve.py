@@ -1,7 +1,7 @@
 """`atlas serve` rebuilds page by page after an edit, and what it writes is what a clean
 build of the same sources writes, byte for byte.
 
-A copy of the real knowledge base is built once in memory (generator.serve.Site), then
+A copy of the real knowledge base is built once in memory (generator.serve.server.Site), then
 edited the ways an author edits it: a body, a mention of another entry, a handwritten
 page, a short (shown on every link's hover card), a title, a new entry, a deleted entry,
 an edit that breaks validation and its fix. After every step the page a reader would open
@@ -11,10 +11,8 @@ the edited sources.
 
 from __future__ import annotations
 
-import re
 import socket
 import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
@@ -42,8 +40,8 @@ def _files(folder: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """A copy of the real knowledge base and its site, built once by generator.serve.Site."""
-    from generator.serve import Site
+    """A copy of the real knowledge base and its site, built once by generator.serve.server.Site."""
+    from generator.serve.server import Site
 
     mp = pytest.MonkeyPatch()
     mp.setenv("SOURCE_DATE_EPOCH", EPOCH)

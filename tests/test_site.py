@@ -36,7 +36,7 @@ def test_entry_page_shows_title_definition_links_and_sources(site):
         assert (site / matches[0].strip("/") / "index.html").exists()
     # Every listed source is in the Sources section, and each citation jumps to one of them.
     # and so is every source cited by the figure drawn from other entries' data (the KV-cache
-    # chart's table cites each model's configuration: generator/figures.py).
+    # chart's table cites each model's configuration: generator/figures/charts.py).
     sources = article.select(".atlas-source")
     ids = {p["id"] for p in sources}
     figure = {a["href"].lstrip("#") for t in article.find_all("table") if "KV cache per token" in t.get_text()
@@ -103,7 +103,7 @@ def test_a_broken_knowledge_base_fails_the_build_and_writes_nothing(tmp_path):
 def test_a_warning_on_a_page_rendered_by_a_worker_still_fails_the_strict_build(tmp_path):
     """Generated pages are rendered in forked workers; what MkDocs logs there must reach the
     reader and count in strict mode, exactly as in a one-process build."""
-    from generator.bench import make_corpus
+    from bench.build import make_corpus
 
     kb = tmp_path / "repo"  # a synthetic knowledge base: enough pages for the workers, built in seconds
     make_corpus(kb, 150)

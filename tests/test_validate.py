@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from generator.findings import AtlasError
-from generator.load import load_tree
+from generator.kb.findings import AtlasError
+from generator.kb.load import load_tree
 from generator.pipeline import load_atlas
-from generator.validate import validate
+from generator.kb.validate import validate
 
 GOOD = """\
 title: Test entry
@@ -145,7 +145,7 @@ def test_fast_schema_check_rejects_whatever_jsonschema_rejects():
     import random
 
     from conftest import REPO
-    from generator.validate import _fast_checks, _validators
+    from generator.kb.schema import _fast_checks, _validators
 
     docs, _ = load_tree(REPO)
     fast, full = _fast_checks(), _validators()
@@ -193,7 +193,7 @@ def test_fast_check_reads_refs_as_jsonschema_does():
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
-    from generator.validate import compile_schema
+    from generator.kb.schema import compile_schema
 
     draft = {"$schema": "https://json-schema.org/draft/2020-12/schema"}
     schemas = {
@@ -220,7 +220,7 @@ def test_fast_check_reads_refs_as_jsonschema_does():
 def test_a_large_knowledge_base_gets_the_same_precise_errors(tmp_path):
     """The fast check screens every document first; a broken entry in a large knowledge
     base still gets jsonschema's file:line explanation, the same as in a small one."""
-    from generator.bench import make_corpus
+    from bench.build import make_corpus
 
     make_corpus(tmp_path, 520)
     entry = tmp_path / "glossary" / "terms" / "term-7.yaml"
@@ -244,7 +244,7 @@ def test_check_warns_when_facts_were_last_checked_more_than_six_months_ago(tmp_p
 
     import minikb
 
-    from generator.validate import stale_findings
+    from generator.kb.validate import stale_findings
 
     root = minikb.write(tmp_path / "repo")
     g = root / "glossary"

@@ -9,7 +9,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 import pytest
 
-from generator.workers import fork_map
+from generator.speed.workers import fork_map
 
 ITEMS = [f"entry-{i}" for i in range(300)]
 CTX = multiprocessing.get_context("fork")  # made before the fork, shared with the workers

@@ -28,7 +28,6 @@ import argparse
 import datetime as dt
 import hashlib
 import math
-import os
 import platform
 import re
 import subprocess

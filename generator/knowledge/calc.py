@@ -1,0 +1,391 @@
+"""Memory and speed arithmetic for a model on a device, from the entries' sourced figures.
+
+    memory  = weights + KV cache + overhead
+    weights = parameters x bits per weight / 8          (bits include scales and zero points)
+    KV      = bytes per token x tokens x sequences       (per token depends on the attention variant)
+    decode ceiling per sequence = bandwidth / (bytes of active weights + that sequence's KV cache)
+    prefill ceiling             = dense tensor FLOPS / (2 x active parameters) tokens per second
+
+These are physical upper bounds, not predictions: real engines reach a fraction of them,
+and speculative decoding can exceed the decode bound because it verifies several tokens
+per weight read. Units: decimal GB (1e9 bytes), GB/s and TFLOPS as vendors quote them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from dataclasses import dataclass
+
+from generator.kb.model import Atlas, Entry
+
+OVERHEAD_FRACTION = 0.10
+"""Activations, CUDA context, allocator slack: a tenth of weights + cache by default."""
+
+LIMITS = {"tokens": (1, 10_000_000), "sequences": (1, 100_000), "bits": (1.0, 32.0), "kv_bits": (2.0, 32.0),
+          "overhead": (0.0, 2.0)}
+
+
+class CalcError(ValueError):
+    """Input the calculator cannot use, with what would be right."""
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    id: str
+    title: str
+    params_b: float
+    active_b: float
+    layers: int
+    kv_heads: int | None
+    head_dim: int | None
+    attention: str
+    kv_lora_rank: int | None = None
+    rope_head_dim: int | None = None
+    full_attention_layers: int | None = None
+    context_length: int | None = None
+    kv_bytes_16: float | None = None  # published whole-model figure for designs the formulas do not cover
+
+    def kv_bytes_per_token(self, kv_bits: float = 16) -> float:
+        b = kv_bits / 8
+        if self.kv_bytes_16:
+            return self.kv_bytes_16 * kv_bits / 16
+        if self.attention == "other":
+            raise CalcError(f"{self.title}: attention 'other' needs kv_bytes_per_token in its specs")
+        if self.attention == "mla":
+            if not (self.kv_lora_rank and self.rope_head_dim):
+                raise CalcError(f"{self.title}: an MLA model needs kv_lora_rank and rope_head_dim in its specs")
+            return self.layers * (self.kv_lora_rank + self.rope_head_dim) * b
+        if not (self.kv_heads and self.head_dim):
+            raise CalcError(f"{self.title}: KV-cache size needs kv_heads and head_dim in its specs")
+        layers = self.full_attention_layers if self.attention == "hybrid-linear" and self.full_attention_layers else self.layers
+        return 2 * layers * self.kv_heads * self.head_dim * b
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    id: str
+    title: str
+    memory_gb: float | None
+    bandwidth_gbs: float | None
+    tflops: dict[str, float]  # precision -> dense TFLOPS
+
+
+def model_spec(e: Entry) -> ModelSpec:
+    s = e.get("specs")
+    v = lambda k: s[k]["value"] if k in s else None  # noqa: E731
+    return ModelSpec(id=e.id, title=e.title, params_b=v("params_total_b"), active_b=v("params_active_b") or v("params_total_b"),
+                     layers=int(v("layers")), kv_heads=v("kv_heads"), head_dim=v("head_dim"), attention=v("attention"),
+                     kv_lora_rank=v("kv_lora_rank"), rope_head_dim=v("rope_head_dim"),
+                     full_attention_layers=v("full_attention_layers"), context_length=v("context_length"),
+                     kv_bytes_16=v("kv_bytes_per_token"))
+
+
+def device_spec(e: Entry) -> DeviceSpec:
+    s = e.get("specs") or {}
+    v = lambda k: s[k]["value"] if k in s else None  # noqa: E731
+    tflops = {p: v(f"{p}_tflops") for p in ("fp4", "fp8", "fp16", "bf16") if v(f"{p}_tflops")}
+    return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops)
+
+
+def formats(atlas: Atlas) -> dict[str, tuple[float, str, str]]:
+    """Every weight format with known bits per weight: name (lowercase) -> (bits, label, source)."""
+    out: dict[str, tuple[float, str, str]] = {}
+    for e in atlas.of_kind("term"):
+        if e.get("bits_per_weight"):
+            f = e.get("bits_per_weight")
+            for name in (e.id, e.title, *e.aliases):
+                out.setdefault(name.casefold(), (float(f["value"]), e.title, f["source"]))
+        for var in e.get("variants") or ():
+            out.setdefault(var["name"].casefold(), (float(var["bits_per_weight"]), var["name"], var["source"]))
+    return out
+
+
+def _check(name: str, value: float) -> float:
+    lo, hi = LIMITS[name]
+    if value is None or value != value:  # NaN
+        raise CalcError(f"{name} is missing; give a number between {lo:g} and {hi:g}")
+    if value <= 0:
+        raise CalcError(f"{name} must be greater than zero, got {value:g}")
+    if not lo <= value <= hi:
+        raise CalcError(f"{name} = {value:g} is outside the range this calculator accepts ({lo:g} to {hi:g})")
+    return value
+
+
+def _norm(name: str) -> str:
+    return " ".join(re.split(r"[\s_-]+", name.casefold())).strip()
+
+
+def pick(atlas: Atlas, query: str, kind: str) -> Entry:
+    """An entry of `kind` by the names people type: its id, title or an alias (case,
+    spaces, hyphens and underscores ignored), or the words of one of them ('H100 SXM' is
+    NVIDIA H100 SXM, '4090' the RTX 4090) when they point at one entry only. Otherwise a
+    CalcError naming the closest entries."""
+    q = _norm(query)
+    pool = atlas.of_kind(kind)
+    named = [(e, _norm(n)) for e in pool for n in (e.id, e.title, *e.aliases)]
+    for e, n in named:
+        if n == q:
+            return e
+    words = set(q.split())
+    fits: dict[str, tuple[int, Entry]] = {}
+    for e, n in named:
+        tokens = n.split()
+        if words and words <= set(tokens):
+            fits[e.id] = min(fits.get(e.id, (len(tokens), e)), (len(tokens), e), key=lambda t: t[0])
+    if len(fits) == 1:
+        return next(iter(fits.values()))[1]
+    if fits:
+        ranked = sorted(fits.values(), key=lambda t: (t[0], t[1].title))
+        raise CalcError(f"'{query}' could be any of {', '.join(repr(e.title) for _, e in ranked[:6])}; name one of them")
+    by_name = {n: e for e, n in named}
+    close = difflib.get_close_matches(q, list(by_name), n=6, cutoff=0.5)
+    titles = list(dict.fromkeys(by_name[c].title for c in close))[:3]
+    hint = f" — did you mean {', '.join(repr(t) for t in titles)}?" if titles else f"; known: {', '.join(e.id for e in pool) or 'none yet'}"
+    raise CalcError(f"unknown {kind} '{query}'{hint}")
+
+
+def bits_for(atlas: Atlas, fmt: str | None, bits: float | None) -> tuple[float, str]:
+    if bits is not None:
+        return _check("bits", bits), f"{bits:g} bits per weight"
+    table = formats(atlas)
+    key = (fmt or "fp16").casefold()
+    if key not in table:
+        close = difflib.get_close_matches(key, list(table), n=3, cutoff=0.5)
+        hint = f" — did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+        raise CalcError(f"unknown weight format '{fmt}'{hint}; known: {', '.join(sorted(table)) or 'none'}; or give --bits")
+    b, label, _ = table[key]
+    return b, label
+
+
+@dataclass(frozen=True)
+class Estimate:
+    model: str
+    device: str
+    bits: float
+    weights_gb: float
+    kv_gb: float
+    overhead_gb: float
+    total_gb: float
+    memory_gb: float | None
+    fits: bool | None
+    decode_tps: float | None  # per sequence, upper bound; None where it cannot run on one device
+    prefill_tps: float | None  # tokens per second, upper bound
+    devices_needed: int | None = None  # where it does not fit one device: how many, split by tensor parallelism
+    split_decode_tps: float | None = None  # the ceiling on that many devices, before any communication cost
+    offload_gb: float | None = None  # or: what would have to live in system memory instead
+    offload_decode_tps: float | None = None  # ... and the ceiling when those bytes are read from there each token
+    missing: tuple[str, ...] = ()  # figures the device entry lacks, in words
+    prefill_precision: str | None = None  # the tensor rate behind prefill_tps: fp16/bf16, else the only one the entry has
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else list(v) if isinstance(v, tuple) else v)
+                for k, v in self.__dict__.items()}
+
+
+HOST_BANDWIDTH_GBS = 76.8
+"""System memory that offloaded weights are read from: two channels of DDR5-4800, 38.4 GB/s
+each by JEDEC's figures (glossary/terms/dram.yaml cites JESD79-5), a common desktop."""
+
+
+def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, sequences: int = 1,
+             kv_bits: float = 16, overhead: float = OVERHEAD_FRACTION, precision: str | None = None,
+             host_bandwidth_gbs: float = HOST_BANDWIDTH_GBS) -> Estimate:
+    _check("bits", bits)
+    _check("tokens", tokens)
+    _check("sequences", sequences)
+    _check("kv_bits", kv_bits)
+    if overhead < 0 or overhead > LIMITS["overhead"][1]:
+        raise CalcError(f"overhead = {overhead:g} must be between 0 and {LIMITS['overhead'][1]:g} (a fraction of weights + cache)")
+    if m.context_length and tokens > m.context_length:
+        raise CalcError(f"{tokens:,} tokens is more than {m.title}'s context length of {m.context_length:,}")
+    weights = m.params_b * 1e9 * bits / 8
+    kv_token = m.kv_bytes_per_token(kv_bits)
+    kv = kv_token * tokens * sequences
+    over = overhead * (weights + kv)
+    total = weights + kv + over
+    fits = decode = prefill = prefill_precision = None
+    needed = split = offload = offload_tps = None
+    missing: list[str] = []
+    if d is not None:
+        active = m.active_b * 1e9 * bits / 8
+        per_token = active + kv_token * tokens  # bytes one sequence's decode step reads
+        if d.memory_gb:
+            fits = total <= d.memory_gb * 1e9
+        else:
+            missing.append("memory size unknown: whether it fits cannot be said")
+        if d.bandwidth_gbs:
+            decode = decode_ceiling(m, d, bits, tokens, kv_bits)
+        else:
+            missing.append("memory bandwidth unknown: no decode ceiling")
+        if fits is False:
+            # Split N ways (tensor parallelism), each device holds and reads 1/N: N times
+            # the bandwidth, before the all-reduce traffic between them takes its share.
+            needed = math.ceil(total / (d.memory_gb * 1e9))
+            # Or keep what fits and read the rest from system memory on every token.
+            offload = total - d.memory_gb * 1e9
+            if decode is not None:
+                split = decode * needed
+                offloaded = min(offload, weights) * (m.active_b / m.params_b)  # the active share of offloaded weights
+                offload_tps = 1 / ((per_token - offloaded) / (d.bandwidth_gbs * 1e9) + offloaded / (host_bandwidth_gbs * 1e9))
+            decode = None  # one device cannot hold it: no single-device figure
+        if d.tflops:
+            prefill, prefill_precision = prefill_rate(m, d, precision)
+        else:
+            missing.append("tensor throughput (TFLOPS) unknown: no prefill ceiling")
+    return Estimate(model=m.id, device=d.id if d else "", bits=bits, weights_gb=weights / 1e9, kv_gb=kv / 1e9,
+                    overhead_gb=over / 1e9, total_gb=total / 1e9, memory_gb=d.memory_gb if d else None,
+                    fits=fits, decode_tps=decode, prefill_tps=prefill, prefill_precision=prefill_precision,
+                    devices_needed=needed, split_decode_tps=split,
+                    offload_gb=offload / 1e9 if offload is not None else None, offload_decode_tps=offload_tps,
+                    missing=tuple(missing))
+
+
+def decode_ceiling(m: ModelSpec, d: DeviceSpec, bits: float, tokens: int, kv_bits: float = 16, batch: int = 1) -> float | None:
+    """Tokens per second a device's bandwidth allows for `batch` sequences of `tokens`,
+    whether or not the model fits its memory: one step reads the active weights once and
+    every sequence's KV cache. Above one sequence only for dense models: in a mixture of
+    experts a batch reads more experts than one token does, and the entries do not say
+    how many."""
+    if not d.bandwidth_gbs:
+        return None
+    if batch > 1 and m.active_b != m.params_b:
+        return None
+    per_step = m.active_b * 1e9 * bits / 8 + m.kv_bytes_per_token(kv_bits) * tokens * batch
+    return batch * d.bandwidth_gbs * 1e9 / per_step
+
+
+MEASURED_BITS = 16
+"""The GPU suite measures BF16 weights and a BF16 KV cache (bench/gpu/README.md)."""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One decode figure this project measured (bench/gpu/results), beside the ceiling
+    computed here for the same model, device, batch and context in 16-bit weights."""
+
+    source: str  # source id of the record
+    record: str  # its path in the repository
+    model: str
+    device: str
+    device_name: str
+    batch: int
+    context: int
+    tokens_per_s: float  # over the whole batch, median of the repeats
+    min: float
+    max: float
+    ceiling_tps: float | None  # decode_ceiling: one device's bandwidth, whether or not the model fits it
+    ratio: float | None
+    layers_built: int
+    layers: int
+    slice: bool
+    kernel: str
+    what: str  # what ran, in a phrase
+
+    def as_dict(self) -> dict:
+        return {k: (round(v, 3) if isinstance(v, float) else v) for k, v in self.__dict__.items()}
+
+
+def _what(rec) -> str:
+    if rec.slice:
+        return (f"{rec.layers_built} of {rec.layers} layers run, per-layer time scaled to {rec.layers} "
+                f"(output head timed alone); BF16, random weights, plain PyTorch")
+    return f"all {rec.layers} layers; BF16, random weights, plain PyTorch"
+
+
+def measured_points(atlas: Atlas, model: str | None = None, device: str | None = None,
+                    batches: tuple[int, ...] | None = None) -> list[Measured]:
+    """Every measured decode configuration of the records for a model and/or a device (of
+    the given batch sizes), each with its computed ceiling and the ratio; by model,
+    device, batch, context, then record."""
+    out = []
+    for rec in atlas.measured(model, device):
+        if rec.hardware not in atlas.entries or rec.model not in atlas.entries:
+            continue
+        m, d = model_spec(atlas.entries[rec.model]), device_spec(atlas.entries[rec.hardware])
+        for x in rec.decode:
+            if batches is not None and x.batch not in batches:
+                continue
+            try:
+                ceiling = decode_ceiling(m, d, MEASURED_BITS, x.context, MEASURED_BITS, x.batch)
+            except CalcError:
+                ceiling = None
+            out.append(Measured(source=rec.source, record=rec.path, model=rec.model, device=rec.hardware,
+                                device_name=rec.device_name, batch=x.batch, context=x.context, tokens_per_s=x.tokens_per_s,
+                                min=x.min, max=x.max, ceiling_tps=ceiling, ratio=x.tokens_per_s / ceiling if ceiling else None,
+                                layers_built=rec.layers_built, layers=rec.layers, slice=rec.slice, kernel=x.kernel, what=_what(rec)))
+    return sorted(out, key=lambda p: (p.model, p.device, p.batch, p.context, p.source))
+
+
+def prefill_rate(m: ModelSpec, d: DeviceSpec, precision: str | None = None) -> tuple[float | None, str | None]:
+    """Prompt tokens per second a device cannot beat, and the tensor rate it comes from:
+    dense throughput in `precision`, else the first of 16-bit, FP8, FP4 the entry gives,
+    over 2 FLOP per active parameter per token."""
+    tflops = d.tflops or {}
+    p = precision or next((x for x in ("fp16", "bf16", "fp8", "fp4") if x in tflops), None)
+    return (tflops[p] * 1e12 / (2 * m.active_b * 1e9), p) if p in tflops else (None, None)
+
+
+@dataclass(frozen=True)
+class MeasuredPrefill:
+    """One prefill this project measured (batch 1, BF16), beside the prefill ceiling."""
+
+    source: str
+    model: str
+    device: str
+    prompt: int
+    ttft_s: float
+    min_s: float
+    max_s: float
+    tokens_per_s: float
+    ceiling_tps: float | None
+    ratio: float | None
+    layers_built: int
+    layers: int
+    slice: bool
+    kernel: str
+
+
+def measured_prefills(atlas: Atlas, model: str | None = None, device: str | None = None) -> list[MeasuredPrefill]:
+    """Every measured prefill of the records for a model and/or a device, each with the
+    ceiling computed here for the pair and the ratio; by model, device, prompt, record."""
+    out = []
+    for rec in atlas.measured(model, device):
+        if rec.hardware not in atlas.entries or rec.model not in atlas.entries:
+            continue
+        ceiling, _ = prefill_rate(model_spec(atlas.entries[rec.model]), device_spec(atlas.entries[rec.hardware]))
+        for x in rec.prefill:
+            out.append(MeasuredPrefill(source=rec.source, model=rec.model, device=rec.hardware, prompt=x.prompt,
+                                       ttft_s=x.ttft_s, min_s=x.min_s, max_s=x.max_s, tokens_per_s=x.tokens_per_s,
+                                       ceiling_tps=ceiling, ratio=x.tokens_per_s / ceiling if ceiling else None,
+                                       layers_built=rec.layers_built, layers=rec.layers, slice=rec.slice, kernel=x.kernel))
+    return sorted(out, key=lambda p: (p.model, p.device, p.prompt, p.source))
+
+
+def nearest_context(contexts, tokens: int) -> int:
+    """The measured context closest to `tokens` by ratio (a tie goes to the shorter), the
+    rule the calculator's page uses too (docs/assets/atlas-calc.js)."""
+    return min(contexts, key=lambda c: (round(abs(math.log(c / tokens)), 9), c))
+
+
+def _nearest_fastest(points: list, length: str, tokens: int):
+    """Of measured points, those whose `length` (context or prompt) is nearest `tokens`
+    (nearest_context's rule), and of them the fastest; None if there are none."""
+    if not points:
+        return None
+    c = nearest_context({getattr(p, length) for p in points}, tokens)
+    return max((p for p in points if getattr(p, length) == c), key=lambda p: (p.tokens_per_s, p.source))
+
+
+def prefill_for(atlas: Atlas, model: str, device: str, tokens: int) -> MeasuredPrefill | None:
+    """The measured prefill to show beside the prefill ceiling for a prompt of `tokens`:
+    the measured prompt length nearest to it, the fastest record."""
+    return _nearest_fastest(measured_prefills(atlas, model, device), "prompt", tokens)
+
+
+def measured_for(atlas: Atlas, model: str, device: str, tokens: int) -> Measured | None:
+    """The single-sequence measurement to show beside a ceiling at `tokens`: the measured
+    context nearest to it, and of the records at that context the fastest (each is a
+    lower bound of what this code reaches on that card)."""
+    return _nearest_fastest(measured_points(atlas, model, device, batches=(1,)), "context", tokens)

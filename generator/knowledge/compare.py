@@ -1,0 +1,39 @@
+"""Engines side by side, by their support cells (features, hardware backends, weight
+formats, API surface): what `atlas compare` prints and what the pair pages lead with.
+A cell an engine's entry does not state is "unknown", never read as "no"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.kb.model import Atlas, Entry
+
+CELL_GROUPS = (("features", "Features"), ("backends", "Hardware backends"), ("formats", "Weight formats"), ("api", "API surface"))
+UNKNOWN = "unknown"
+
+
+def compare(atlas: Atlas, engines: list[Entry]) -> list[dict[str, Any]]:
+    """[{key, title, rows: [{id, title, cells: {engine id: {status, source, note}}, differs}]}]
+    for every row any of `engines` states, rows by title."""
+    out = []
+    for key, title in CELL_GROUPS:
+        ids = sorted({k for e in engines for k in (e.get(key) or {})}, key=lambda i: atlas.entries[i].title.casefold())
+        rows = []
+        for rid in ids:
+            cells = {}
+            for e in engines:
+                cell = (e.get(key) or {}).get(rid)
+                cells[e.id] = ({"status": cell["status"], "source": cell["source"], "note": cell.get("note", "")}
+                               if cell else {"status": UNKNOWN, "source": None, "note": ""})
+            statuses = {c["status"] for c in cells.values()}
+            rows.append({"id": rid, "title": atlas.entries[rid].title, "cells": cells, "differs": len(statuses) > 1})
+        if rows:
+            out.append({"key": key, "title": title, "rows": rows})
+    return out
+
+
+def differences(atlas: Atlas, engines: list[Entry]) -> list[dict[str, Any]]:
+    """The rows of `compare` where the engines' answers differ, known answers first (a
+    stated yes against a stated no says more than a yes against a blank)."""
+    rows = [dict(row, group=g["title"]) for g in compare(atlas, engines) for row in g["rows"] if row["differs"]]
+    return sorted(rows, key=lambda r: sum(c["status"] == UNKNOWN for c in r["cells"].values()))

@@ -1,0 +1,152 @@
+"""Decision guides as data: walking a guide, listing its paths, and its JSON for the page.
+
+The page's walk-through, `atlas recommend` and the tests all walk guides through these
+functions, so the three cannot disagree about where an answer leads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator, Mapping
+
+from generator.kb.model import Atlas, Entry
+
+
+@dataclass(frozen=True)
+class Step:
+    question: str  # question id
+    option: str  # option id chosen
+
+
+@dataclass(frozen=True)
+class Walk:
+    steps: tuple[Step, ...]
+    question: str | None  # the next question to answer, or None at an answer
+    leaf: Mapping[str, Any] | None  # the option that ended the walk
+
+
+class GuideError(ValueError):
+    """An answer that does not fit the guide (unknown question or option, wrong order)."""
+
+
+def questions(guide: Entry) -> Mapping[str, Any]:
+    return guide.get("questions")
+
+
+def option(guide: Entry, qid: str, oid: str) -> Mapping[str, Any]:
+    for opt in questions(guide)[qid]["options"]:
+        if opt["id"] == oid or oid in (opt.get("former_ids") or ()):  # a renamed option keeps old links working
+            return opt
+    raise GuideError(f"question '{qid}' has no option '{oid}'; options: {', '.join(o['id'] for o in questions(guide)[qid]['options'])}")
+
+
+def walk(guide: Entry, answers: Mapping[str, str] | list[str]) -> Walk:
+    """Follow answers from the start. `answers` is {question: option} or the option ids in order."""
+    qs = questions(guide)
+    by_question = dict(answers) if isinstance(answers, Mapping) else None
+    ordered = list(answers) if by_question is None else []
+    if by_question:
+        unknown = [q for q in by_question if q not in qs]
+        if unknown:
+            raise GuideError(f"guide '{guide.id}' has no question '{unknown[0]}'; questions: {', '.join(qs)}")
+    steps: list[Step] = []
+    qid: str | None = guide.get("start")
+    while qid is not None:
+        if by_question is not None:
+            oid = by_question.get(qid)
+        else:
+            oid = ordered[len(steps)] if len(steps) < len(ordered) else None
+        if oid is None:
+            return Walk(tuple(steps), qid, None)
+        opt = option(guide, qid, oid)
+        steps.append(Step(qid, oid))
+        if "recommend" in opt:
+            if by_question is None and len(ordered) > len(steps):
+                raise GuideError(f"answer '{ordered[len(steps)]}' comes after the walk already ended")
+            return Walk(tuple(steps), None, opt)
+        qid = opt["next"]
+    raise GuideError("guide has no start question")  # pragma: no cover - validation prevents it
+
+
+def all_paths(guide: Entry) -> Iterator[tuple[Step, ...]]:
+    """Every path from the start question to an answer (guides are acyclic: validated)."""
+    qs = questions(guide)
+
+    # A stack, not recursion: a guide of thousands of chained questions is data, not a crash.
+    stack = [(guide.get("start"), ())]
+    while stack:
+        qid, trail = stack.pop()
+        for opt in reversed(qs[qid]["options"]):  # reversed onto the stack: paths come out in order
+            here = trail + (Step(qid, opt["id"]),)
+            if "recommend" in opt:
+                stack.append((None, here))
+            else:
+                stack.append((opt["next"], here))
+        while stack and stack[-1][0] is None:
+            yield stack.pop()[1]
+
+
+def calculator_query(calc: Mapping[str, Any]) -> str:
+    """The calculator page's query string for a leaf that ends in the calculator."""
+    from urllib.parse import urlencode
+
+    keys = (("model", "model"), ("bits", "bits"), ("context", "context"), ("concurrency", "n"))
+    return "?" + urlencode([(q, calc[k]) for k, q in keys if k in calc])
+
+
+def _advice(items, used: set[str]) -> list[dict]:
+    out = [{"text": a["text"], "sources": list(a["sources"])} for a in items]
+    for a in out:
+        used.update(a["sources"])
+    return out
+
+
+def _disputes(items, used: set[str]) -> list[dict]:
+    """Each claim with every side and that side's own sources: a reader sees who says what."""
+    out = []
+    for d in items:
+        positions = [{"says": p["says"], "sources": list(p["sources"])} for p in d["positions"]]
+        for p in positions:
+            used.update(p["sources"])
+        out.append({"claim": d["claim"], "positions": positions, "verdict": d.get("verdict", "")})
+    return out
+
+
+def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "") -> dict:
+    """Everything the walk-through needs, with links made relative by `page_href(id)`."""
+    used: set[str] = set(guide.sources)
+    qs: dict[str, Any] = {}
+    for qid, q in questions(guide).items():
+        opts = []
+        for o in q["options"]:
+            item: dict[str, Any] = {"id": o["id"], "label": o["label"]}
+            if o.get("former_ids"):
+                item["former_ids"] = list(o["former_ids"])
+            if "next" in o:
+                item["next"] = o["next"]
+            if o.get("note"):
+                item["note"] = o["note"]
+            if o.get("disputes"):
+                item["disputes"] = _disputes(o["disputes"], used)
+            if o.get("advice"):
+                item["advice"] = _advice(o["advice"], used)
+            item["sources"] = list(o.get("sources", ()))
+            used.update(item["sources"])
+            if o.get("calculator"):
+                item["calculator"] = calculator_query(o["calculator"])
+            if "recommend" in o:
+                item["recommend"] = []
+                for r in o["recommend"]:
+                    e = atlas.entries[r["entry"]]
+                    used.update(r["sources"])
+                    item["recommend"].append({"id": e.id, "title": e.title, "href": page_href(e.id), "short": e.short,
+                                              "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"]),
+                                              "setting": r.get("setting", "")})
+            opts.append(item)
+        qs[qid] = {"text": q["text"], "help": q.get("help", ""), "options": opts}
+        if q.get("advice"):
+            qs[qid]["advice"] = _advice(q["advice"], used)
+    sources = {sid: {"title": atlas.sources[sid].title, "url": atlas.sources[sid].url or "",
+                     "publisher": atlas.sources[sid].publisher} for sid in sorted(used)}
+    return {"id": guide.id, "title": guide.title, "start": guide.get("start"), "questions": qs, "sources": sources,
+            "calculator": calculator_href}

@@ -1,0 +1,121 @@
+"""The memory and speed calculator page and the data its script reads (models, devices,
+formats by family, this project's measurements)."""
+
+from __future__ import annotations
+
+import re
+
+from generator.kb.model import Atlas
+from generator.pages.fit import PER_DEVICE_EXCLUDED
+from generator.pages.site import Site
+from generator.render.page import Page, _data_attr, front_matter
+from generator.render.templates import env
+
+
+def calculator_data(atlas: Atlas) -> dict:
+    """What the calculator page needs: model and device figures, and formats' bits."""
+    from generator.knowledge.calc import (
+        HOST_BANDWIDTH_GBS,
+        OVERHEAD_FRACTION,
+        device_spec,
+        model_spec,
+    )
+
+    models = []
+    for e in atlas.of_kind("model"):
+        m = model_spec(e)
+        models.append({"id": m.id, "title": m.title, "params_b": m.params_b, "active_b": m.active_b, "layers": m.layers,
+                       "kv_heads": m.kv_heads, "head_dim": m.head_dim, "attention": m.attention,
+                       "kv_lora_rank": m.kv_lora_rank, "rope_head_dim": m.rope_head_dim,
+                       "full_attention_layers": m.full_attention_layers, "context_length": m.context_length,
+                       "kv_bytes_16": m.kv_bytes_16,
+                       "url": "../" + e.url.strip("/") + "/"})
+    devices = []
+    for e in atlas.of_kind("hardware"):
+        d = device_spec(e)
+        if (d.memory_gb or d.bandwidth_gbs) and e.get("class") not in PER_DEVICE_EXCLUDED:
+            devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
+                            "tflops": d.tflops, "url": "../" + e.url.strip("/") + "/"})
+    return {"models": models, "devices": devices, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
+            "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),
+            "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
+            "limits": {"tokens": [1, 10_000_000], "sequences": [1, 100_000], "bits": [1, 32], "kv_bits": [2, 32]}}
+
+
+def _calculator_measured(atlas: Atlas) -> dict:
+    """This project's single-sequence decode measurements for the calculator: the bits and
+    KV bits they were measured at, and every point with the ceiling calc.py computes for it
+    (the page picks the context nearest the reader's, as calc.measured_for does)."""
+    from generator.knowledge.calc import (
+        MEASURED_BITS,
+        measured_points,
+        measured_prefills,
+    )
+
+    points = []
+    for p in measured_points(atlas, batches=(1,)):
+        rec = atlas.measurements[p.source]
+        points.append({"model": p.model, "device": p.device, "context": p.context, "tokens_per_s": round(p.tokens_per_s, 2),
+                       "ceiling_tps": round(p.ceiling_tps, 2) if p.ceiling_tps else None,
+                       "ratio": round(p.ratio, 3) if p.ratio else None, "slice": p.slice, "layers_built": p.layers_built,
+                       "layers": p.layers, "source": p.source, "title": atlas.sources[p.source].title,
+                       "url": f"../{SOURCES_URL}/{p.source}/", "record": rec.path})
+    prefill = [{"model": p.model, "device": p.device, "prompt": p.prompt, "tokens_per_s": round(p.tokens_per_s, 1),
+                "ttft_ms": round(p.ttft_s * 1000, 2), "slice": p.slice, "layers_built": p.layers_built, "layers": p.layers,
+                "source": p.source, "title": atlas.sources[p.source].title, "url": f"../{SOURCES_URL}/{p.source}/"}
+               for p in measured_prefills(atlas)]
+    return {"bits": MEASURED_BITS, "kv_bits": MEASURED_BITS, "points": points, "prefill": prefill}
+
+
+SOURCES_URL = "sources"
+
+
+def format_groups(atlas: Atlas) -> list[dict]:
+    """Weight formats for the calculator, one group per format family (the term that
+    defines it: GGUF, EXL2, NVFP4, ...), each option once (names compared without case),
+    with its bits per weight and a line saying what it is; families by bits, widest first."""
+    groups = []
+    # A format that is a term of its own is listed under that term, not again as another
+    # family's variant of the same name (MLX's mode "nvfp4" is NVFP4, the MX variant MXFP4 is MXFP4).
+    own = {e.title.casefold() for e in atlas.of_kind("term") if e.get("bits_per_weight")}
+    for e in atlas.of_kind("term"):
+        options, seen = [], set(own - {e.title.casefold()})
+        if e.get("bits_per_weight"):
+            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short})
+            seen.add(e.title.casefold())
+        for var in e.get("variants") or ():
+            key = var["name"].casefold()
+            if key in seen:
+                continue
+            seen.add(key)
+            options.append({"id": re.sub(r"[^a-z0-9]+", "_", key).strip("_"), "label": var["name"],
+                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant"})
+        if options:
+            groups.append({"family": e.title, "options": sorted(options, key=lambda o: -o["bits"])})
+    # Each name once across families: "GGUF Q8_0" is Q8_0; of "mxfp8" (an MLX mode) and
+    # "MXFP8" (a microscaling variant) the one written as the format is written wins.
+    key = lambda o: re.sub(r"^gguf\s+", "", o["label"].casefold())  # noqa: E731
+    ordered = sorted(groups, key=lambda g: -max(o["bits"] for o in g["options"]))
+    candidates: dict[str, list[dict]] = {}
+    for o in (o for g in ordered for o in g["options"]):
+        candidates.setdefault(key(o), []).append(o)
+    winner = {k: next((o for o in os if o["label"] != o["label"].lower()), os[0]) for k, os in candidates.items()}
+    for g in ordered:
+        g["options"] = [o for o in g["options"] if winner[key(o)] is o]
+    return [g for g in sorted(groups, key=lambda g: -max(o["bits"] for o in g["options"] or [{"bits": 0}])) if g["options"]]
+
+
+def _calculator_page(atlas: Atlas) -> str:
+    from generator.knowledge.calc import OVERHEAD_FRACTION
+
+    page = Page(atlas, "calculator.md")
+    text = env().get_template("calculator.md.j2").render(page=page, data_attr=_data_attr(calculator_data(atlas)),
+                                                          overhead=OVERHEAD_FRACTION)
+    # A tool page: its five-column table gets the width the left navigation would take
+    # (the phone's menu still has the navigation).
+    return front_matter(title="Memory and speed calculator", atlas_nolink=True, hide=["navigation"],
+                        description="Will a model fit on a device, and how fast can it decode? Computed from sourced figures.") + text
+
+
+def pages(site: Site) -> dict[str, str]:
+    return {"calculator.md": _calculator_page(site.atlas)}

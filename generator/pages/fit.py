@@ -1,0 +1,172 @@
+"""The fit and measured tables on model and device pages: what fits where at 16, 8 and 4
+bits with its decode ceiling, and this project's GPU measurements beside the ceilings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from generator.kb.model import Atlas, Entry
+from generator.render.page import Page
+
+PER_DEVICE_EXCLUDED = ("cluster", "family")
+
+
+"""Racks and product families: their figures are totals or ranges, not one device's."""
+
+
+FIT_LIMIT = 24
+
+
+"""At most this many rows in a model's or device's fit table, so pages stay bounded."""
+
+
+def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
+    """16-, 8- and 4-bit columns, named after sourced formats where the entries give them."""
+    from generator.knowledge.calc import formats
+
+    known = formats(atlas)
+    out = []
+    for names, bits, fallback in ((("fp16", "bf16"), 16.0, "16-bit"), (("fp8", "int8"), 8.0, "8-bit"),
+                                  (("nvfp4", "mxfp4", "int4"), 4.5, "4.5-bit")):
+        hit = next(((atlas.entries[n].title if n in atlas.entries else known[n][1], known[n][0]) for n in names if n in known), None)
+        out.append(hit or (fallback, bits))
+    return out
+
+
+@dataclass
+class _FitPairs:
+    """What every fit table of one build draws on, worked out once: the precision columns,
+    the largest devices (for model pages) and the first models (for device pages), each
+    with its calculator figures."""
+
+    precisions: list[tuple[str, float]]
+    devices: list[tuple[Entry, Any]]
+    models: list[tuple[Entry, Any]]
+
+    @classmethod
+    def of(cls, atlas: Atlas) -> "_FitPairs":
+        from generator.knowledge.calc import device_spec, model_spec
+
+        devices = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
+        devices.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
+        return cls(_fit_precisions(atlas), [(d, device_spec(d)) for d in devices[:FIT_LIMIT]],
+                   [(x, model_spec(x)) for x in atlas.of_kind("model")[:FIT_LIMIT]])
+
+
+def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | None:
+    """'What fits where' for a model page (over devices) or a device page (over models):
+    4,096 tokens, one sequence, 16-bit KV cache."""
+    from generator.knowledge.calc import CalcError, device_spec, estimate, model_spec
+
+    if e.kind not in ("model", "hardware"):
+        return None
+    if e.kind == "model":
+        m = model_spec(e)
+        pairs = [(d, m, spec) for d, spec in fit.devices]
+    else:
+        d = device_spec(e)
+        if not d.memory_gb or e.get("class") in PER_DEVICE_EXCLUDED:
+            return None
+        pairs = [(x, spec, d) for x, spec in fit.models]
+    rows = []
+    for other, m, d in pairs:
+        cells = []
+        try:
+            for _label, bits in fit.precisions:
+                est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
+                cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps,
+                              "needed": est.devices_needed, "split": est.split_decode_tps})
+        except CalcError:
+            continue
+        rows.append({"link": page.link(other.id), "cells": cells})
+        _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
+    if not rows:
+        return None
+    return {"precisions": [p[0] for p in fit.precisions], "rows": rows,
+            "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model",
+            "measured": any(c.get("measured") for r in rows for c in r["cells"])}
+
+
+FIT_TOKENS = 4096
+
+
+"""The context of the fit tables (one sequence)."""
+
+
+def _tps(x: float) -> str:
+    return f"{x:,.1f}" if x < 100 else f"{x:,.0f}"
+
+
+def _ran(p) -> str:
+    """How much of the model a measured point (decode or prefill) ran."""
+    return f"{p.layers_built} of {p.layers} layers, scaled to {p.layers}" if p.slice else f"all {p.layers} layers"
+
+
+def _prefill_row(p) -> dict:
+    """A measured prefill (calc.MeasuredPrefill) as a table row's texts."""
+    return {"prompt": f"{p.prompt:,}", "ttft": f"{p.ttft_s * 1000:,.1f} ms", "measured": f"{_tps(p.tokens_per_s)} tok/s",
+            "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—", "ratio": f"{p.ratio:.2f}" if p.ratio else "—"}
+
+
+def _measured_cells(atlas: Atlas, page: Page, cells: list[dict], fit: "_FitPairs", model: str, device: str) -> None:
+    """Put this project's measured single-sequence decode figure (bench/gpu/results) into
+    the 16-bit cell of a fit-table row, beside the ceiling: the measured context nearest
+    the table's, with its ratio to the ceiling at that context."""
+    from generator.knowledge.calc import MEASURED_BITS, measured_for
+
+    if not atlas.measurements:
+        return
+    for (_label, bits), cell in zip(fit.precisions, cells):
+        if bits != MEASURED_BITS:
+            continue
+        got = measured_for(atlas, model, device, FIT_TOKENS)
+        if got is not None:
+            cell["measured"] = {"tps": _tps(got.tokens_per_s), "ratio": f"{got.ratio:.2f}" if got.ratio else None,
+                                "context": f"{got.context:,}", "cite": page.cite(got.source),
+                                "slice": f"{got.layers_built}/{got.layers} layers" if got.slice else ""}
+
+
+def _measured_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
+    """'Measured by this project' on a model or device page: every record's single-sequence
+    decode at each context, and its larger batches at the context nearest 2,048 tokens,
+    each beside the ceiling computed for the same batch and context, with the ratio."""
+    from generator.knowledge.calc import (
+        measured_points,
+        measured_prefills,
+        nearest_context,
+    )
+
+    if e.kind not in ("model", "hardware") or not atlas.measurements:
+        return None
+    points = measured_points(atlas, model=e.id) if e.kind == "model" else measured_points(atlas, device=e.id)
+    if not points:
+        return None
+    mid = nearest_context({p.context for p in points}, 2048)
+    rows = []
+    for p in sorted(points, key=lambda p: (p.batch > 1, p.model, p.device, p.batch, p.context, p.source)):
+        if p.batch > 1 and p.context != mid:
+            continue
+        rec = atlas.measurements[p.source]
+        kernel = KERNEL_NAMES.get(p.kernel, p.kernel)
+        rows.append({"other": page.link(p.device if e.kind == "model" else p.model),
+                     "ran": f"{_ran(p)}; {kernel}" + ("" if rec.sdpa_backend == "auto" else " (forced)"),
+                     "config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s", "cite": page.cite(p.source),
+                     "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
+                     "ratio": f"{p.ratio:.2f}" if p.ratio else "—"})
+    prefill = []
+    for p in measured_prefills(atlas, model=e.id) if e.kind == "model" else measured_prefills(atlas, device=e.id):
+        prefill.append(_prefill_row(p) | {"other": page.link(p.device if e.kind == "model" else p.model), "cite": page.cite(p.source),
+                                          "ran": f"{_ran(p)}; {KERNEL_NAMES.get(p.kernel, p.kernel)}"})
+    recs = list(dict.fromkeys(atlas.measurements[p.source] for p in points))
+    copies = sorted(r.copy_gbs for r in recs if r.copy_gbs)
+    sheets = sorted({atlas.entries[r.hardware].get("specs")["bandwidth_gbs"]["value"] for r in recs
+                     if r.hardware in atlas.entries and "bandwidth_gbs" in (atlas.entries[r.hardware].get("specs") or {})})
+    span = lambda xs: f"{xs[0]:,.0f}" if xs[0] == xs[-1] else f"{xs[0]:,.0f}-{xs[-1]:,.0f}"  # noqa: E731
+    return {"rows": rows, "prefill": prefill, "subject": "Device" if e.kind == "model" else "Model",
+            "any_slice": any(r.slice for r in recs), "moe": any(p.ceiling_tps is None for p in points if p.batch > 1),
+            "copy_gbs": span(copies) if copies else None, "datasheet_gbs": span(sheets) if sheets else None}
+
+
+KERNEL_NAMES = {"cudnn_attention": "cuDNN attention", "flash_attention": "FlashAttention",
+                "efficient_attention": "memory-efficient attention", "math": "PyTorch's math attention"}

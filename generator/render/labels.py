@@ -1,0 +1,62 @@
+"""How values are said to a reader: titles of the entry kinds, labels of enumerated values
+(hardware class, attention design, engine status), spec names with their units, and the
+number formatting of facts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from generator.kb.text import esc
+
+KIND_TITLES = {"term": "Glossary", "engine": "Engines", "hardware": "Hardware", "model": "Models", "guide": "Decision guides"}
+
+
+STATUS_WORD = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via a plugin", "unknown": "unknown"}
+
+
+STATUS_SYMBOL = {"yes": "yes", "no": "no", "partial": "partial", "plugin": "via plugin"}
+
+
+SPEC_LABELS = {
+    "memory_gb": ("Memory", "GB"), "memory_type": ("Memory type", ""), "bandwidth_gbs": ("Memory bandwidth", "GB/s"),
+    "fp32_tflops": ("FP32 (dense)", "TFLOPS"), "fp16_tflops": ("FP16 tensor (dense)", "TFLOPS"),
+    "bf16_tflops": ("BF16 tensor (dense)", "TFLOPS"), "fp8_tflops": ("FP8 tensor (dense)", "TFLOPS"),
+    "fp4_tflops": ("FP4 tensor (dense)", "TFLOPS"), "int8_tops": ("INT8 tensor (dense)", "TOPS"),
+    "tdp_w": ("Power (TDP)", "W"), "interconnect": ("Interconnect", ""), "release_year": ("Released", ""),
+    "params_total_b": ("Parameters (total)", "B"), "params_active_b": ("Parameters (active per token)", "B"),
+    "layers": ("Layers", ""), "attention_heads": ("Attention heads", ""), "kv_heads": ("KV heads", ""),
+    "head_dim": ("Head dimension", ""), "hidden_size": ("Hidden size", ""), "context_length": ("Context length", "tokens"),
+    "attention": ("Attention", ""), "kv_lora_rank": ("MLA latent width", ""), "rope_head_dim": ("MLA RoPE key width", ""),
+    "full_attention_layers": ("Full-attention layers", ""), "kv_bytes_per_token": ("KV cache per token (16-bit)", "bytes"), "architecture": ("Architecture", ""),
+}
+
+
+# Enumerated values as a reader says them (schema enums: hardware class and tier, attention
+# design, architecture, engine status).
+VALUE_LABELS = {
+    "gpu": "GPU", "apu": "APU", "xpu": "XPU", "npu": "NPU", "tpu": "TPU", "cpu": "CPU", "soc": "SoC",
+    "system": "System", "cluster": "Cluster", "family": "Product family",
+    "very-tight": "Very tight", "tight": "Tight", "moderate": "Moderate", "average": "Average", "high": "High",
+    "mha": "Multi-head (MHA)", "gqa": "Grouped-query (GQA)", "mqa": "Multi-query (MQA)", "mla": "Multi-head latent (MLA)",
+    "hybrid-linear": "Hybrid linear", "other": "Other", "dense": "Dense", "moe": "Mixture of experts (MoE)",
+    "active": "Active", "maintenance": "Maintenance only", "deprecated": "Deprecated", "archived": "Archived",
+}
+
+
+def label(value: Any) -> str:
+    """An enumerated value's label, escaped; other text escaped as it is."""
+    return esc(VALUE_LABELS.get(value, value) if isinstance(value, str) else value)
+
+
+def fmt_value(value: Any, unit: str = "", key: str = "") -> str:
+    if key == "release_year" and isinstance(value, (int, float)):
+        return esc(str(int(value)))  # a year, not a quantity: 2022, not 2,022
+    if isinstance(value, str) and not unit and value in VALUE_LABELS:
+        return label(value)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        text = f"{value:,}" if isinstance(value, int) else f"{value:,.2f}".rstrip("0").rstrip(".")
+    else:
+        text = str(value)
+    return esc(f"{text} {unit}".strip())
