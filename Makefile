@@ -57,6 +57,7 @@ browser:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 test: $(STAMP) $(TORCH_STAMP) $(ZENSICAL_STAMP) $(NODE_STAMP) browser
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest
 
 clean:

@@ -28,7 +28,7 @@ import time
 from datetime import date
 from pathlib import Path
 
-from generator.serve.server.local import serve
+from generator.serve.local import serve
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"

@@ -372,7 +372,9 @@ def cmd_fit(args) -> int:
     if first:
         print(f"  weights {first.weights_gb:.1f} GB + KV cache {first.kv_gb:.1f} GB + overhead {first.overhead_gb:.1f} GB"
               f" = {first.total_gb:.1f} GB")
-    print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12} {'prefill max':>13}")
+    many = args.concurrency > 1
+    print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12}" + (f" {'all ' + str(args.concurrency):>14}" if many else "")
+          + f" {'prefill max':>13}")
     notes: list[str] = []
     for d, e in rows:
         mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
@@ -380,7 +382,11 @@ def cmd_fit(args) -> int:
         dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
         pre = (f"{e.prefill_tps:,.0f} tok/s" + ("" if e.prefill_precision in ("fp16", "bf16") else f" ({e.prefill_precision.upper()})")
                if e.prefill_tps else "-")
-        print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12} {pre:>13}")
+        total = (f"{e.decode_total_tps:,.0f} tok/s" + ("*" if e.decode_bound == "compute" else "")) if e.decode_total_tps else "-"
+        print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12}" + (f" {total:>14}" if many else "") + f" {pre:>13}")
+        if e.decode_bound == "compute":
+            notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
+                         "sets the decode ceiling (2 FLOP per active parameter per token).")
         if e.fits is False:
             line = (f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB. Split over "
                     f"{e.devices_needed} of them (tensor parallelism)")

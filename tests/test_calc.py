@@ -35,9 +35,13 @@ def test_llama_8b_fp16_on_h100_sxm():
     assert e.kv_gb == pytest.approx(131072 * 8192 * 4 / 1e9)  # 4.295 GB
     assert e.total_gb == pytest.approx((16.06 + 4.294967296) * 1.1)
     assert e.fits is True
-    # Decode bound: 3,350 GB/s over (16.06 GB of weights + one sequence's 1.074 GB of cache).
-    assert e.decode_tps == pytest.approx(3350e9 / (16.06e9 + 131072 * 8192), rel=1e-9)
-    assert 195 < e.decode_tps < 196
+    # Decode bound: four sequences share each step, which reads the 16.06 GB of weights once and
+    # all four 1.074 GB caches: 3,350 GB/s x 4 / (16.06 + 4 x 1.074) GB, each sequence a quarter.
+    assert e.decode_total_tps == pytest.approx(4 * 3350e9 / (16.06e9 + 4 * 131072 * 8192), rel=1e-9)
+    assert e.decode_tps == pytest.approx(e.decode_total_tps / 4)
+    assert 164 < e.decode_tps < 165 and e.decode_bound == "memory bandwidth"
+    # One sequence alone: 3,350 / (16.06 + 1.074) = 195.5 tok/s.
+    assert 195 < estimate(LLAMA_8B, H100_SXM, bits=16, tokens=8192, sequences=1).decode_tps < 196
     # Prefill bound: 989.4 TFLOPS / (2 x 8.03e9 FLOPs per token) = 61,606 tokens/s.
     assert e.prefill_tps == pytest.approx(989.4e12 / (2 * 8.03e9))
 

@@ -12,7 +12,9 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import REPO
-from generator.figures import diagrams, figures, sanitize
+from generator.figures import charts as figures
+from generator.figures import diagrams
+from generator.render import sanitize
 from generator.pages.handwritten import problems
 
 from generator.pipeline import build, load_atlas

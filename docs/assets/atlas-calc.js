@@ -6,6 +6,7 @@
 
   var el = window.Atlas.el;
 
+  /* What one more token adds once the context is longer than any window (ModelSpec.kv_bytes_per_token). */
   function kvPerToken(m, kvBits) {
     var b = kvBits / 8;
     if (m.kv_bytes_16) return m.kv_bytes_16 * kvBits / 16;
@@ -16,22 +17,52 @@
     }
     if (!m.kv_heads || !m.head_dim) throw new Error(m.title + ": KV-cache size needs KV heads and head dimension");
     var layers = (m.attention === "hybrid-linear" && m.full_attention_layers) ? m.full_attention_layers : m.layers;
+    if (m.sliding_window) layers -= (m.sliding_layers || 0);
     return 2 * layers * m.kv_heads * m.head_dim * b;
+  }
+
+  /* One sequence's cache at `tokens` (ModelSpec.kv_bytes): windows capped, recurrent state fixed. */
+  function kvBytes(m, tokens, kvBits) {
+    var grow = kvPerToken(m, kvBits) * tokens;
+    if (m.sliding_window && m.sliding_layers && m.kv_heads && m.head_dim && m.attention !== "mla")
+      grow += 2 * m.sliding_layers * m.kv_heads * m.head_dim * kvBits / 8 * Math.min(tokens, m.sliding_window);
+    if (m.attention === "hybrid-linear" && m.full_attention_layers && m.linear_heads && m.linear_key_dim && m.linear_value_dim)
+      grow += (m.layers - m.full_attention_layers) * m.linear_heads * m.linear_key_dim * m.linear_value_dim * kvBits / 8;
+    return grow;
+  }
+
+  /* Billions of parameters one step of `batch` sequences reads (ModelSpec.weights_read). */
+  function weightsRead(m, batch) {
+    if (m.active_b === m.params_b || batch === 1) return m.active_b;
+    var e = m.experts_total, k = m.experts_active;
+    if (!(e && k && e > k)) return null;
+    var perExpert = (m.params_b - m.active_b) / (e - k);
+    return Math.min(m.params_b, m.active_b - k * perExpert + e * (1 - Math.pow(1 - k / e, batch)) * perExpert);
   }
 
   function estimate(m, d, bits, tokens, seqs, kvBits, overhead, hostGbs) {
     var weights = m.params_b * 1e9 * bits / 8;
-    var kvTok = kvPerToken(m, kvBits);
-    var kv = kvTok * tokens * seqs;
+    var kvSeq = kvBytes(m, tokens, kvBits);
+    var kv = kvSeq * seqs;
     var over = overhead * (weights + kv);
     var total = weights + kv + over;
     var out = { weights_gb: weights / 1e9, kv_gb: kv / 1e9, overhead_gb: over / 1e9, total_gb: total / 1e9,
                 fits: null, decode_tps: null, prefill_tps: null, devices_needed: null, split_decode_tps: null,
-                offload_gb: null, offload_decode_tps: null };
+                offload_gb: null, offload_decode_tps: null, decode_total_tps: null, decode_bound: null,
+                kv_per_sequence_gb: kvSeq / 1e9 };
     if (d) {
-      var perToken = m.active_b * 1e9 * bits / 8 + kvTok * tokens;
+      var perToken = m.active_b * 1e9 * bits / 8 + kvSeq;
       if (d.memory_gb) out.fits = total <= d.memory_gb * 1e9;
-      if (d.bandwidth_gbs) out.decode_tps = d.bandwidth_gbs * 1e9 / perToken;
+      var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
+      if (p) { out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9); out.prefill_precision = p; }
+      var read = weightsRead(m, seqs);
+      if (d.bandwidth_gbs && read !== null) {
+        var memory = seqs * d.bandwidth_gbs * 1e9 / (read * 1e9 * bits / 8 + kvSeq * seqs);
+        var compute = out.prefill_tps !== null && out.prefill_tps < memory;
+        out.decode_total_tps = compute ? out.prefill_tps : memory;
+        out.decode_bound = compute ? "compute" : "memory bandwidth";
+        out.decode_tps = out.decode_total_tps / seqs;
+      }
       if (out.fits === false) {
         out.devices_needed = Math.ceil(total / (d.memory_gb * 1e9));
         var offload = total - d.memory_gb * 1e9;
@@ -42,9 +73,8 @@
           out.offload_decode_tps = 1 / ((perToken - off) / (d.bandwidth_gbs * 1e9) + off / ((hostGbs || 76.8) * 1e9));
         }
         out.decode_tps = null;  // one device cannot hold it
+        out.decode_total_tps = null;
       }
-      var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
-      if (p) { out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9); out.prefill_precision = p; }
     }
     return out;
   }
@@ -139,7 +169,7 @@
         var host = data.host_bandwidth_gbs;
         var base = estimate(m, null, b, t, s, kb, data.overhead, host);
         summary.textContent = "Needs " + fmt(base.total_gb, 1) + " GB: weights " + fmt(base.weights_gb, 1) + " GB + KV cache " + fmt(base.kv_gb, 1) + " GB + overhead " + fmt(base.overhead_gb, 1) + " GB.";
-        var head = el("tr", {}, ["Device", "Memory", "Fits?", "Decode max (per sequence)", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
+        var head = el("tr", {}, ["Device", "Memory", "Fits?", "Decode max (per sequence" + (s > 1 ? ", and all " + s.toLocaleString("en") : "") + ")", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
         var body = el("tbody");
         var said = {};
         function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
@@ -161,9 +191,14 @@
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
           var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : "no: needs " + e.devices_needed);
-          var decodeText = e.decode_tps ? fmt(e.decode_tps, 0) + " tok/s"
+          var decodeText = e.decode_tps ? fmt(e.decode_tps, e.decode_tps < 10 ? 1 : 0) + " tok/s" +
+              (s > 1 ? " each, " + fmt(e.decode_total_tps, 0) + " in total" : "") + (e.decode_bound === "compute" ? " (compute-bound)" : "")
             : e.split_decode_tps ? fmt(e.split_decode_tps, 0) + " tok/s on " + e.devices_needed + " (split)"
             : (d.bandwidth_gbs ? "\u2014" : "no bandwidth figure");
+          if (e.decode_bound === "compute")
+            note(d.title + ": at " + s.toLocaleString("en") + " sequences its tensor rate, not its memory bandwidth, sets the decode ceiling (2 FLOP per active parameter per token).");
+          if (d.bandwidth_gbs && s > 1 && m.active_b !== m.params_b && !(m.experts_total && m.experts_active))
+            note(m.title + ": its entry does not give its expert counts, so how many experts a batch reads, and so its decode ceiling above one sequence, cannot be worked out.");
           if (e.fits === false) {
             note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than its " + d.memory_gb + " GB. Split over " + e.devices_needed +
                  " of them (tensor parallelism)" + (e.split_decode_tps ? ", decode at most " + fmt(e.split_decode_tps, 0) +
@@ -211,7 +246,7 @@
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
-        if (top > 0) legend.textContent = "Bars: each device’s decode ceiling for one sequence, on one scale up to the fastest here (" +
+        if (top > 0) legend.textContent = "Bars: each device’s decode ceiling per sequence" + (s > 1 ? " (with " + s.toLocaleString("en") + " running at once)" : "") + ", on one scale up to the fastest here (" +
           fmt(top, 0) + " tok/s); a hatched bar needs the model split over several cards; a tick is this project’s measurement.";
         var url = new URL(location.href);
         url.searchParams.set("model", m.id); url.searchParams.set("context", t); url.searchParams.set("n", s);

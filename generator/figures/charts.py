@@ -40,6 +40,7 @@ INTENSITY = (0.5, 2000.0)  # FLOP per byte, the roofline's x axis
 DECODE_BAND = (1.0, 2.0)  # FLOP per byte of a batch-1 decode step (2 FLOP per 16-bit weight read)
 KV_TOKENS = (1000.0, 1.2e6)  # the KV chart's x axis
 KV_TABLE_TOKENS = 8192
+KV_SAMPLES = 24  # points per line on the KV chart (log-spaced): enough for a window's bend
 
 
 # --- data -----------------------------------------------------------------------------
@@ -69,9 +70,10 @@ def _kv_fields(spec) -> tuple[str, ...]:
         return ("kv_bytes_per_token",)
     if spec.attention == "mla":
         return ("layers", "kv_lora_rank", "rope_head_dim")
+    window = ("sliding_window", "sliding_layers") if spec.sliding_window else ()
     if spec.attention == "hybrid-linear" and spec.full_attention_layers:
-        return ("full_attention_layers", "kv_heads", "head_dim")
-    return ("layers", "kv_heads", "head_dim")
+        return ("full_attention_layers", "kv_heads", "head_dim", "linear_heads", "linear_key_dim", "linear_value_dim") + window
+    return ("layers", "kv_heads", "head_dim") + window
 
 
 def kv_models(atlas: Atlas) -> list[dict]:
@@ -88,7 +90,8 @@ def kv_models(atlas: Atlas) -> list[dict]:
         if not per_token or per_token <= 0:
             continue
         sources = list(dict.fromkeys(_fact(e, k)["source"] for k in _kv_fields(spec) if _fact(e, k)))
-        out.append({"entry": e, "bytes_per_token": per_token, "attention": spec.attention,
+        out.append({"entry": e, "bytes_per_token": per_token, "attention": spec.attention, "spec": spec,
+                    "gb": lambda t, spec=spec: spec.kv_bytes(t, 16) / 1e9,  # windows capped, recurrent state fixed
                     "context": int(spec.context_length) if spec.context_length else None, "sources": sources})
     return out
 
@@ -171,10 +174,20 @@ def _short(e: Entry) -> str:
     return e.title[len(vendor) + 1:] if vendor and e.title.startswith(vendor + " ") else e.title
 
 
+LABEL_CHARS = 22
+"""The longest name a chart's right margin holds beside its figure."""
+
+
 def _label_name(e: Entry) -> str:
     """A line's name in a chart's right margin: without the vendor or a parenthetical
-    codename ("Cloud TPU7x (Ironwood)" is "Cloud TPU7x"), so it fits the margin."""
-    return re.sub(r"\s*\([^)]*\)", "", _short(e))
+    codename ("Cloud TPU7x (Ironwood)" is "Cloud TPU7x"), so it fits the margin; a name
+    still too long gives way to the shortest of its aliases written with spaces that fits
+    ("Nemotron Super 49B"), else it is cut."""
+    name = re.sub(r"\s*\([^)]*\)", "", _short(e))
+    if len(name) <= LABEL_CHARS:
+        return name
+    fits = sorted((a for a in e.aliases if " " in a and "/" not in a and len(a) <= LABEL_CHARS), key=lambda a: (-len(a), a))
+    return fits[0] if fits else name[:LABEL_CHARS - 1].rstrip() + "…"
 
 
 def roofline_svg(devices: list[dict]) -> str:
@@ -205,11 +218,26 @@ def roofline_svg(devices: list[dict]) -> str:
                 f"{len(devices)} devices; {names}. The table below gives the figures.", parts, "atlas-fig--roofline")
 
 
+KV_CHART_LIMIT = 12
+"""Lines on one KV chart: past a dozen they cannot be told apart. The table under it lists
+every model; the chart draws the highlighted one and others spread over the range of sizes."""
+
+
+def chart_models(models: list[dict], highlight: str | None = None) -> list[dict]:
+    if len(models) <= KV_CHART_LIMIT:
+        return models
+    ranked = sorted(models, key=lambda m: (m["gb"](min(m["context"] or KV_TOKENS[1], KV_TOKENS[1])), m["entry"].id))
+    picks = {round(i * (len(ranked) - 1) / (KV_CHART_LIMIT - 2)) for i in range(KV_CHART_LIMIT - 1)}
+    chosen = {ranked[i]["entry"].id for i in picks} | ({highlight} if highlight else set())
+    return [m for m in models if m["entry"].id in chosen]
+
+
 def kv_svg(models: list[dict], highlight: str | None = None) -> str:
+    models = chart_models(models, highlight)
     xlo, xhi = KV_TOKENS
     ends = [(m, min(m["context"] or xhi, xhi)) for m in models]
-    ylo = 10.0 ** math.floor(math.log10(min(m["bytes_per_token"] * xlo / 1e9 for m in models)) + 0.05)
-    yhi = 10.0 ** math.ceil(math.log10(max(m["bytes_per_token"] * end / 1e9 for m, end in ends)))
+    ylo = 10.0 ** math.floor(math.log10(min(m["gb"](xlo) for m in models)) + 0.05)
+    yhi = 10.0 ** math.ceil(math.log10(max(m["gb"](end) for m, end in ends)))
     x = _log_scale(xlo, xhi, LEFT, WIDTH - RIGHT)
     y = _log_scale(ylo, yhi, HEIGHT - BOTTOM, TOP)
     parts = _frame(x, y, _decades(xlo, xhi), _decades(ylo, yhi), "tokens", "Context length (tokens, one sequence)",
@@ -218,9 +246,12 @@ def kv_svg(models: list[dict], highlight: str | None = None) -> str:
     for m, end in sorted(ends, key=lambda p: p[0]["entry"].id == highlight):  # the highlighted line on top
         hi = m["entry"].id == highlight
         cls = "atlas-fig__line atlas-fig__line--hi" if hi else "atlas-fig__line"
-        gb = lambda t, m=m: m["bytes_per_token"] * t / 1e9  # noqa: E731
-        start = max(xlo, ylo * 1e9 / m["bytes_per_token"])  # a line that starts below the axis starts on it
-        parts.append(f'<polyline class="{cls}" data-id="{esc(m["entry"].id)}" points="{_n(x(start))},{_n(y(gb(start)))} {_n(x(end))},{_n(y(gb(end)))}"/>')
+        gb = m["gb"]
+        # Sampled in log space: a straight line for a cache that grows with every token, a bend
+        # where local layers stop at their window; a line that starts below the axis starts on it.
+        steps = [xlo * (end / xlo) ** (i / KV_SAMPLES) for i in range(KV_SAMPLES + 1)]
+        points = " ".join(f"{_n(x(t))},{_n(y(gb(t)))}" for t in steps if gb(t) >= ylo)
+        parts.append(f'<polyline class="{cls}" data-id="{esc(m["entry"].id)}" points="{points}"/>')
         parts.append(f'<circle class="atlas-fig__ridge{" atlas-fig__ridge--hi" if hi else ""}" data-id="{esc(m["entry"].id)}" cx="{_n(x(end))}" cy="{_n(y(gb(end)))}" r="4"/>')
         labels.append((x(xhi), y(gb(end)), f"{_label_name(m['entry'])} · {gb(end):,.1f} GB", hi))
         last.append((x(end), y(gb(end))))
@@ -270,17 +301,22 @@ def kv_md(atlas: Atlas, page, highlight: str | None = None, level: int = 2) -> s
     for m in models:
         e = m["entry"]
         name = f"**{esc(e.title)}**" if e.id == highlight else page.link(e.id)
-        full = f"{m['context']:,} → {m['bytes_per_token'] * m['context'] / 1e9:,.2f}" if m["context"] else ""
-        rows.append(f"| {name} | {esc(_attention(m['attention']))} | {m['bytes_per_token']:,.0f}{page.cites(m['sources'])} | "
-                    f"{m['bytes_per_token'] * KV_TABLE_TOKENS / 1e9:,.2f} | {full} |\n")
+        full = f"{m['context']:,} → {m['gb'](m['context']):,.2f}" if m["context"] else ""
+        rows.append(f"| {name} | {esc(_attention(m['attention'], m['spec']))} | {m['bytes_per_token']:,.0f}{page.cites(m['sources'])} | "
+                    f"{m['gb'](KV_TABLE_TOKENS):,.2f} | {full} |\n")
     h = "#" * level
     lead = (f"{esc(models_title(models, highlight))}'s line is highlighted among the other models'. " if highlight else "")
+    if len(models) > KV_CHART_LIMIT:
+        lead += (f"The chart draws {len(chart_models(models, highlight))} of the {len(models)} models, spread over the range "
+                 "of sizes; the table lists them all. ")
     return (f"{h} KV cache against context length {{ #fig-kv-cache data-search-exclude }}\n\n"
             + kv_svg(models, highlight) + "\n\n"
             + lead + "Memory of the KV cache for one sequence at 16 bits, up to each model's context length. "
             "Bytes per token = 2 (keys and values) × layers × KV heads × head dimension × 2 bytes; for "
             "multi-head latent attention, layers × (latent width + RoPE key width) × 2 bytes; for other "
-            "designs, the published figure. The same formula as the [calculator]("
+            "designs, the published figure. Layers with a sliding window (or a chunk) add at most the window's "
+            "tokens, so their lines bend and the per-token column counts only the layers that keep every token; "
+            "hybrid models add their recurrent state once. The same formula as the [calculator]("
             + page.to("calculator.md") + "); models without the figures it needs are left out.\n"
             "{: .atlas-note }\n\n"
             f"| Model | Attention | KV cache per token, 16-bit (bytes) | At {KV_TABLE_TOKENS:,} tokens (GB) | Full context (tokens → GB) |\n"
@@ -318,7 +354,7 @@ def decode_devices(atlas: Atlas, model: str = DECODE_MODEL, fmt: str = DECODE_FO
     params = _fact(m, "params_total_b")
     what = {"model": m, "label": label, "bits": bits, "tokens": tokens, "bits_source": bits_source,
             "params_source": params["source"] if params else None,
-            "read_gb": spec.active_b * bits / 8 + spec.kv_bytes_per_token(16) * tokens / 1e9}
+            "read_gb": spec.active_b * bits / 8 + spec.kv_bytes(tokens, 16) / 1e9}
     return what, out
 
 
@@ -394,10 +430,13 @@ CHARTS = {"decode-ceiling": lambda atlas, page: decode_md(atlas, page, level=Non
 """Data-drawn charts a handwritten page may ask for with `<!-- atlas:figure NAME -->`."""
 
 
-def _attention(value: str | None) -> str:
+def _attention(value: str | None, spec=None) -> str:
     from generator.render.labels import VALUE_LABELS
 
-    return VALUE_LABELS.get(value or "", value or "")
+    label = VALUE_LABELS.get(value or "", value or "")
+    if spec is not None and spec.sliding_window and spec.sliding_layers:
+        label += f", {spec.sliding_layers} of {spec.layers} layers windowed ({spec.sliding_window:,})"
+    return label
 
 
 # --- where they go --------------------------------------------------------------------

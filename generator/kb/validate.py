@@ -450,7 +450,7 @@ def _record_validator() -> Draft202012Validator | None:
     tests use it too); None where the generator runs without the repository around it."""
     from pathlib import Path
 
-    path = Path(__file__).resolve().parents[1] / MEASUREMENT_SCHEMA
+    path = Path(__file__).resolve().parents[2] / MEASUREMENT_SCHEMA  # generator/kb/validate.py -> the repository
     if not path.is_file():
         return None
     return Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))

@@ -46,8 +46,17 @@ class ModelSpec:
     full_attention_layers: int | None = None
     context_length: int | None = None
     kv_bytes_16: float | None = None  # published whole-model figure for designs the formulas do not cover
+    sliding_window: int | None = None  # local layers cache at most this many tokens (a window or a chunk)
+    sliding_layers: int | None = None  # how many layers are local
+    linear_heads: int | None = None  # hybrid: a recurrent layer's state is heads x key width x value width
+    linear_key_dim: int | None = None
+    linear_value_dim: int | None = None
+    experts_total: int | None = None  # MoE: routed experts per layer, and how many one token uses
+    experts_active: int | None = None
 
     def kv_bytes_per_token(self, kv_bits: float = 16) -> float:
+        """What one more token of context adds to a sequence's cache, once the context is
+        longer than any window: the layers that cache every token."""
         b = kv_bits / 8
         if self.kv_bytes_16:
             return self.kv_bytes_16 * kv_bits / 16
@@ -59,8 +68,45 @@ class ModelSpec:
             return self.layers * (self.kv_lora_rank + self.rope_head_dim) * b
         if not (self.kv_heads and self.head_dim):
             raise CalcError(f"{self.title}: KV-cache size needs kv_heads and head_dim in its specs")
+        return 2 * self._global_layers() * self.kv_heads * self.head_dim * b
+
+    def _global_layers(self) -> int:
         layers = self.full_attention_layers if self.attention == "hybrid-linear" and self.full_attention_layers else self.layers
-        return 2 * layers * self.kv_heads * self.head_dim * b
+        return layers - (self.sliding_layers or 0) if self.sliding_window else layers
+
+    def state_bytes(self, kv_bits: float = 16) -> float:
+        """A hybrid model's recurrent state per sequence: every linear-attention layer keeps a
+        heads x key width x value width matrix, whatever the context (counted at the cache's
+        precision; engines may keep it in 32 bits)."""
+        if self.attention != "hybrid-linear" or not (self.full_attention_layers and self.linear_heads
+                                                     and self.linear_key_dim and self.linear_value_dim):
+            return 0.0
+        return (self.layers - self.full_attention_layers) * self.linear_heads * self.linear_key_dim * self.linear_value_dim * kv_bits / 8
+
+    def kv_bytes(self, tokens: int, kv_bits: float = 16) -> float:
+        """One sequence's cache at `tokens` of context: layers that cache every token grow
+        with it, a local layer holds at most its window, a recurrent layer a fixed state."""
+        grow = self.kv_bytes_per_token(kv_bits) * tokens
+        if self.sliding_window and self.sliding_layers and self.kv_heads and self.head_dim and self.attention != "mla":
+            # (with a published per-token figure, that figure is the global layers' and kv_heads
+            # and head_dim describe the local ones: Gemma 4)
+            grow += 2 * self.sliding_layers * self.kv_heads * self.head_dim * kv_bits / 8 * min(tokens, self.sliding_window)
+        return grow + self.state_bytes(kv_bits)
+
+    def weights_read(self, batch: int) -> float:
+        """Parameters (billions) one decode step of `batch` sequences reads. Dense: all of
+        them. MoE: what every token uses plus the experts the batch touches; with routing
+        spread evenly, n tokens touch E x (1 - (1 - k/E)^n) of a layer's E experts. Without
+        the expert counts only one sequence can be answered (None above one)."""
+        if self.active_b == self.params_b or batch == 1:
+            return self.active_b
+        if not (self.experts_total and self.experts_active and self.experts_total > self.experts_active):
+            return None
+        e, k = self.experts_total, self.experts_active
+        per_expert = (self.params_b - self.active_b) / (e - k)
+        always = self.active_b - k * per_expert
+        touched = e * (1 - (1 - k / e) ** batch)
+        return min(self.params_b, always + touched * per_expert)
 
 
 @dataclass(frozen=True)
@@ -79,7 +125,9 @@ def model_spec(e: Entry) -> ModelSpec:
                      layers=int(v("layers")), kv_heads=v("kv_heads"), head_dim=v("head_dim"), attention=v("attention"),
                      kv_lora_rank=v("kv_lora_rank"), rope_head_dim=v("rope_head_dim"),
                      full_attention_layers=v("full_attention_layers"), context_length=v("context_length"),
-                     kv_bytes_16=v("kv_bytes_per_token"))
+                     kv_bytes_16=v("kv_bytes_per_token"), sliding_window=v("sliding_window"), sliding_layers=v("sliding_layers"),
+                     linear_heads=v("linear_heads"), linear_key_dim=v("linear_key_dim"), linear_value_dim=v("linear_value_dim"),
+                     experts_total=v("experts_total"), experts_active=v("experts_active"))
 
 
 def device_spec(e: Entry) -> DeviceSpec:
@@ -170,7 +218,7 @@ class Estimate:
     total_gb: float
     memory_gb: float | None
     fits: bool | None
-    decode_tps: float | None  # per sequence, upper bound; None where it cannot run on one device
+    decode_tps: float | None  # per sequence at `sequences` at once, upper bound; None where it cannot run on one device
     prefill_tps: float | None  # tokens per second, upper bound
     devices_needed: int | None = None  # where it does not fit one device: how many, split by tensor parallelism
     split_decode_tps: float | None = None  # the ceiling on that many devices, before any communication cost
@@ -178,6 +226,10 @@ class Estimate:
     offload_decode_tps: float | None = None  # ... and the ceiling when those bytes are read from there each token
     missing: tuple[str, ...] = ()  # figures the device entry lacks, in words
     prefill_precision: str | None = None  # the tensor rate behind prefill_tps: fp16/bf16, else the only one the entry has
+    sequences: int = 1
+    decode_total_tps: float | None = None  # all sequences together: decode_tps x sequences
+    decode_bound: str | None = None  # what limits decode: "memory bandwidth" or "compute"
+    kv_per_sequence_gb: float | None = None  # one sequence's cache at this context (windows and fixed state included)
 
     def as_dict(self) -> dict:
         return {k: (round(v, 3) if isinstance(v, float) else list(v) if isinstance(v, tuple) else v)
@@ -201,27 +253,31 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
     if m.context_length and tokens > m.context_length:
         raise CalcError(f"{tokens:,} tokens is more than {m.title}'s context length of {m.context_length:,}")
     weights = m.params_b * 1e9 * bits / 8
-    kv_token = m.kv_bytes_per_token(kv_bits)
-    kv = kv_token * tokens * sequences
+    kv_seq = m.kv_bytes(tokens, kv_bits)
+    kv = kv_seq * sequences
     over = overhead * (weights + kv)
     total = weights + kv + over
     fits = decode = prefill = prefill_precision = None
-    needed = split = offload = offload_tps = None
+    needed = split = offload = offload_tps = decode_total = bound = None
     missing: list[str] = []
     if d is not None:
         active = m.active_b * 1e9 * bits / 8
-        per_token = active + kv_token * tokens  # bytes one sequence's decode step reads
+        per_token = active + kv_seq  # bytes one sequence's decode step reads
         if d.memory_gb:
             fits = total <= d.memory_gb * 1e9
         else:
             missing.append("memory size unknown: whether it fits cannot be said")
+        if d.tflops:
+            prefill, prefill_precision = prefill_rate(m, d, precision)
+        else:
+            missing.append("tensor throughput (TFLOPS) unknown: no prefill ceiling")
         if d.bandwidth_gbs:
-            decode = decode_ceiling(m, d, bits, tokens, kv_bits)
+            decode, decode_total, bound = decode_rates(m, d, bits, tokens, kv_bits, sequences, prefill)
         else:
             missing.append("memory bandwidth unknown: no decode ceiling")
         if fits is False:
             # Split N ways (tensor parallelism), each device holds and reads 1/N: N times
-            # the bandwidth, before the all-reduce traffic between them takes its share.
+            # the bandwidth and the compute, before the all-reduce traffic between them takes its share.
             needed = math.ceil(total / (d.memory_gb * 1e9))
             # Or keep what fits and read the rest from system memory on every token.
             offload = total - d.memory_gb * 1e9
@@ -229,30 +285,42 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
                 split = decode * needed
                 offloaded = min(offload, weights) * (m.active_b / m.params_b)  # the active share of offloaded weights
                 offload_tps = 1 / ((per_token - offloaded) / (d.bandwidth_gbs * 1e9) + offloaded / (host_bandwidth_gbs * 1e9))
-            decode = None  # one device cannot hold it: no single-device figure
-        if d.tflops:
-            prefill, prefill_precision = prefill_rate(m, d, precision)
-        else:
-            missing.append("tensor throughput (TFLOPS) unknown: no prefill ceiling")
+            decode = decode_total = None  # one device cannot hold it: no single-device figure
     return Estimate(model=m.id, device=d.id if d else "", bits=bits, weights_gb=weights / 1e9, kv_gb=kv / 1e9,
                     overhead_gb=over / 1e9, total_gb=total / 1e9, memory_gb=d.memory_gb if d else None,
                     fits=fits, decode_tps=decode, prefill_tps=prefill, prefill_precision=prefill_precision,
                     devices_needed=needed, split_decode_tps=split,
                     offload_gb=offload / 1e9 if offload is not None else None, offload_decode_tps=offload_tps,
-                    missing=tuple(missing))
+                    missing=tuple(missing), sequences=sequences, decode_total_tps=decode_total, decode_bound=bound,
+                    kv_per_sequence_gb=kv_seq / 1e9)
+
+
+def decode_rates(m: ModelSpec, d: DeviceSpec, bits: float, tokens: int, kv_bits: float, batch: int,
+                 compute_tps: float | None) -> tuple[float | None, float | None, str | None]:
+    """(per sequence, all sequences, the bound) for `batch` sequences decoding together:
+    each step reads the weights the batch uses once and every sequence's cache
+    (decode_ceiling), and no step can beat the device's tensor rate at 2 FLOP per active
+    parameter per token (`compute_tps`, the prefill ceiling). The lower one applies."""
+    memory = decode_ceiling(m, d, bits, tokens, kv_bits, batch)
+    if memory is None:
+        return None, None, None
+    if compute_tps is not None and compute_tps < memory:
+        return compute_tps / batch, compute_tps, "compute"
+    return memory / batch, memory, "memory bandwidth"
 
 
 def decode_ceiling(m: ModelSpec, d: DeviceSpec, bits: float, tokens: int, kv_bits: float = 16, batch: int = 1) -> float | None:
-    """Tokens per second a device's bandwidth allows for `batch` sequences of `tokens`,
-    whether or not the model fits its memory: one step reads the active weights once and
-    every sequence's KV cache. Above one sequence only for dense models: in a mixture of
-    experts a batch reads more experts than one token does, and the entries do not say
-    how many."""
+    """Tokens per second, all sequences together, that a device's bandwidth allows for
+    `batch` sequences of `tokens`, whether or not the model fits its memory: one step reads
+    the weights the batch uses once (ModelSpec.weights_read: in a mixture of experts a batch
+    touches more experts than one token) and every sequence's cache. None for an MoE model
+    above one sequence when its entry lacks the expert counts."""
     if not d.bandwidth_gbs:
         return None
-    if batch > 1 and m.active_b != m.params_b:
+    read_b = m.weights_read(batch)
+    if read_b is None:
         return None
-    per_step = m.active_b * 1e9 * bits / 8 + m.kv_bytes_per_token(kv_bits) * tokens * batch
+    per_step = read_b * 1e9 * bits / 8 + m.kv_bytes(tokens, kv_bits) * batch
     return batch * d.bandwidth_gbs * 1e9 / per_step
 
 

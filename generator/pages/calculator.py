@@ -28,7 +28,9 @@ def calculator_data(atlas: Atlas) -> dict:
                        "kv_heads": m.kv_heads, "head_dim": m.head_dim, "attention": m.attention,
                        "kv_lora_rank": m.kv_lora_rank, "rope_head_dim": m.rope_head_dim,
                        "full_attention_layers": m.full_attention_layers, "context_length": m.context_length,
-                       "kv_bytes_16": m.kv_bytes_16,
+                       "kv_bytes_16": m.kv_bytes_16, "sliding_window": m.sliding_window, "sliding_layers": m.sliding_layers,
+                       "linear_heads": m.linear_heads, "linear_key_dim": m.linear_key_dim, "linear_value_dim": m.linear_value_dim,
+                       "experts_total": m.experts_total, "experts_active": m.experts_active,
                        "url": "../" + e.url.strip("/") + "/"})
     devices = []
     for e in atlas.of_kind("hardware"):

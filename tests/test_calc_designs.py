@@ -1,0 +1,113 @@
+"""Memory right for every attention design, one test each, worked by hand from a published
+config (the figures in each comment are the model's own), then read through the real
+entries: full GQA, sliding-window local/global layers, chunked attention, MLA, hybrid
+linear attention with its fixed recurrent state, and MoE (all experts held, the touched
+ones read). And speed for many users: per sequence and in total, with the bound named."""
+
+from __future__ import annotations
+
+import pytest
+
+from generator.knowledge.calc import DeviceSpec, ModelSpec, estimate, model_spec
+from generator.pipeline import load_atlas
+from conftest import REPO
+
+KIB = 1024
+H100 = DeviceSpec("h100", "H100 SXM", 80, 3350, {"bf16": 989.0})  # datasheet: 80 GB, 3.35 TB/s, 989 dense BF16 TFLOPS
+
+
+@pytest.fixture(scope="module")
+def atlas():
+    return load_atlas(REPO)
+
+
+def test_full_gqa_llama_3_1_8b_is_128_kib_a_token():
+    # config.json: 32 layers, 8 KV heads, head_dim 128 -> 2 x 32 x 8 x 128 x 2 bytes
+    m = ModelSpec("m", "Llama 3.1 8B", 8.03, 8.03, 32, 8, 128, "gqa")
+    assert m.kv_bytes_per_token(16) == 128 * KIB
+    assert m.kv_bytes(32_768) == 32_768 * 128 * KIB
+
+
+def test_sliding_window_local_layers_hold_at_most_their_window_gemma_3_27b(atlas):
+    # Gemma 3 27B: 62 layers, 16 KV heads of 128, window 1,024, five local per global -> 52 local, 10 global.
+    per_layer_token = 2 * 16 * 128 * 2  # 8 KiB
+    expected = 10 * 32_768 * per_layer_token + 52 * 1_024 * per_layer_token
+    m = model_spec(atlas.entries["gemma-3-27b"])
+    assert m.kv_bytes(32_768) == expected  # 3.12 GB
+    naive = 62 * 32_768 * per_layer_token
+    assert naive / expected > 5  # a formula without windows overstates it more than five times
+    # below the window every layer holds every token
+    assert m.kv_bytes(512) == 62 * 512 * per_layer_token
+
+
+def test_alternating_128_token_windows_gpt_oss_120b(atlas):
+    # gpt-oss-120b: 36 layers, 8 KV heads of 64, window 128 on every other layer.
+    per_layer_token = 2 * 8 * 64 * 2
+    m = model_spec(atlas.entries["gpt-oss-120b"])
+    assert m.kv_bytes(131_072) == 18 * 131_072 * per_layer_token + 18 * 128 * per_layer_token
+
+
+def test_chunked_attention_counts_one_chunk_per_local_layer_llama_4_scout(atlas):
+    # Llama 4 Scout: 48 layers, 8 KV heads of 128, chunked attention of 8,192 on 3 of every 4 layers.
+    per_layer_token = 2 * 8 * 128 * 2
+    m = model_spec(atlas.entries["llama-4-scout"])
+    assert m.kv_bytes(131_072) == 12 * 131_072 * per_layer_token + 36 * 8_192 * per_layer_token
+
+
+def test_mla_caches_the_latent_and_the_rope_key_deepseek_v3(atlas):
+    # DeepSeek-V3: 61 layers, kv_lora_rank 512, qk_rope_head_dim 64 -> 61 x 576 x 2 bytes.
+    m = model_spec(atlas.entries["deepseek-v3"])
+    assert m.kv_bytes_per_token(16) == 61 * 576 * 2 == 70_272
+    assert m.kv_bytes(10_000) == 10_000 * 70_272
+    # A naive multi-head formula (128 heads of 128 for K and V) would be 57 times larger.
+    assert (2 * 61 * 128 * 128 * 2) / 70_272 > 50
+
+
+def test_hybrid_linear_grows_only_full_layers_and_counts_the_recurrent_state_qwen3_next(atlas):
+    # Qwen3-Next-80B-A3B: 48 layers, one full-attention layer in four (12), 2 KV heads of 256;
+    # the 36 Gated DeltaNet layers keep a state of 32 value heads x 128 x 128 per sequence.
+    m = model_spec(atlas.entries["qwen3-next-80b-a3b"])
+    state = 36 * 32 * 128 * 128 * 2
+    assert m.state_bytes(16) == state  # 37.7 MB, whatever the context
+    assert m.kv_bytes(1) == 12 * 2 * 2 * 256 * 2 + state
+    assert m.kv_bytes(100_000) - m.kv_bytes(50_000) == 50_000 * 12 * 2 * 2 * 256 * 2
+
+
+def test_moe_holds_every_expert_and_a_batch_reads_the_experts_it_touches(atlas):
+    # Qwen3-30B-A3B: 30.5B total, 3.3B active, 128 experts with 8 per token.
+    m = model_spec(atlas.entries["qwen3-30b-a3b"])
+    est = estimate(m, H100, 16, 4096, 1)
+    assert est.weights_gb == pytest.approx(30.5 * 2)  # every expert is in memory
+    assert m.weights_read(1) == 3.3  # one token reads its active parameters
+    per_expert = (30.5 - 3.3) / 120
+    touched = 128 * (1 - (1 - 8 / 128) ** 16)
+    assert m.weights_read(16) == pytest.approx(3.3 - 8 * per_expert + touched * per_expert)
+    assert 3.3 < m.weights_read(16) < 30.5 and m.weights_read(10_000) == pytest.approx(30.5, rel=1e-6)
+
+
+def test_fifty_sequences_share_one_weight_read_qwen_3_6_27b_fp8_on_an_h100(atlas):
+    # The issue's example: 123 tok/s for one sequence, ~83 each and ~4,100 in total at 50.
+    m, d = model_spec(atlas.entries["qwen3-6-27b"]), H100
+    one = estimate(m, d, 8, 4096, 1)
+    fifty = estimate(m, d, 8, 4096, 50)
+    kv = m.kv_bytes(4096)
+    assert one.decode_tps == pytest.approx(3350e9 / (m.active_b * 1e9 + kv))
+    assert fifty.decode_total_tps == pytest.approx(50 * 3350e9 / (m.active_b * 1e9 + 50 * kv))
+    assert fifty.decode_tps == pytest.approx(fifty.decode_total_tps / 50)
+    assert 80 < fifty.decode_tps < 86 and 4_000 < fifty.decode_total_tps < 4_300 and one.decode_tps > 115
+    assert fifty.decode_bound == "memory bandwidth"
+
+
+def test_at_large_batches_compute_takes_over_and_says_so():
+    m = ModelSpec("m", "Llama 3.1 8B", 8.03, 8.03, 32, 8, 128, "gqa")
+    small = estimate(m, H100, 16, 128, 4)
+    huge = estimate(m, H100, 16, 128, 2_000)
+    assert small.decode_bound == "memory bandwidth"
+    assert huge.decode_bound == "compute"
+    assert huge.decode_total_tps == pytest.approx(989e12 / (2 * 8.03e9))  # 2 FLOP per active parameter per token
+
+
+def test_an_moe_entry_without_expert_counts_gives_no_batch_figure_rather_than_a_wrong_one():
+    m = ModelSpec("m", "Some MoE", 100, 10, 40, 8, 128, "gqa")
+    assert estimate(m, H100, 4, 4096, 1).decode_tps is not None
+    assert estimate(m, H100, 4, 4096, 8).decode_tps is None
