@@ -341,8 +341,20 @@ def cmd_fit(args) -> int:
     from generator.knowledge.calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick, prefill_for
 
     atlas = _load(args)
+    reading = None
     try:
-        model = model_spec(pick(atlas, args.model, "model"))
+        if bool(args.config) == bool(args.model):
+            raise CalcError("name a model from the atlas, or give --config config.json, not both")
+        if args.config:
+            from generator.knowledge.shape import read_text
+
+            path = Path(args.config)
+            if not path.is_file():
+                raise CalcError(f"{args.config}: no such file")
+            reading = read_text(path.read_text(encoding="utf-8", errors="replace"), name=f"{path.name} (your model)")
+            model = reading.spec
+        else:
+            model = model_spec(pick(atlas, args.model, "model"))
         bits, label = bits_for(atlas, args.format, args.bits)
         devices = [pick(atlas, d, "hardware") for d in args.device] if args.device else [
             e for e in atlas.of_kind("hardware") if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
@@ -363,12 +375,22 @@ def cmd_fit(args) -> int:
             pre = prefilled[d.id]
             pre = dict(dataclasses.asdict(pre), source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
             return dict(e.as_dict(), title=d.title, measured=extra, measured_prefill=pre)
+        shape = ({"config": args.config, "params_total_b": round(reading.params_total_b, 3),
+                  "params_active_b": round(reading.params_active_b, 3), "attention": model.attention,
+                  "used": reading.used, "missing": reading.missing} if reading else None)
         _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
-                     "concurrency": args.concurrency, "kv_bits": args.kv_bits,
+                     "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
                      "devices": [with_measured(d, e) for d, e in rows]})
         return EXIT_OK
     first = rows[0][1] if rows else None
     print(f"{model.title} in {label}: {args.concurrency} x {args.context:,} tokens, KV cache in {args.kv_bits:g}-bit")
+    if reading:
+        active = f", {reading.params_active_b:,.2f}B active" if model.active_b != model.params_b else ""
+        print(f"  counted from the config: {reading.params_total_b:,.2f}B parameters{active}, {model.layers} layers, "
+              f"attention {model.attention}" + (f", {model.sliding_layers} layers windowed at {model.sliding_window:,}" if model.sliding_window else ""))
+        print(f"  fields read: {', '.join(reading.used)}")
+        for m in reading.missing:
+            print(f"  not in the config: {m}")
     if first:
         print(f"  weights {first.weights_gb:.1f} GB + KV cache {first.kv_gb:.1f} GB + overhead {first.overhead_gb:.1f} GB"
               f" = {first.total_gb:.1f} GB")
@@ -496,7 +518,8 @@ def parser() -> argparse.ArgumentParser:
     s.set_defaults(func=cmd_compare)
 
     s = sub.add_parser("fit", help="memory and speed ceilings of a model on devices")
-    s.add_argument("model", help="model id, title or alias")
+    s.add_argument("model", nargs="?", help="model id, title or alias (or --config)")
+    s.add_argument("--config", metavar="CONFIG_JSON", help="a model the atlas does not hold: its Hugging Face config.json")
     s.add_argument("--device", action="append", help="hardware id (repeatable; default: every device with a memory figure)")
     s.add_argument("--format", help="weight format, e.g. fp16, fp8, nvfp4, Q4_K_M (default fp16)")
     s.add_argument("--bits", type=_finite, help="bits per weight, instead of --format")

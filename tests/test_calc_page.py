@@ -1,6 +1,8 @@
 """The calculator page in Chromium: same numbers as the Python calculator, clear messages
 for bad input, and the state kept in the URL."""
 
+from pathlib import Path
+
 import pytest
 
 from generator.knowledge.calc import device_spec, estimate, model_spec
@@ -128,3 +130,38 @@ def test_decode_bars_chart_the_readers_choice_on_one_scale(site, browser, width)
         assert page.evaluate("(() => { const s = document.querySelector('.atlas-calc__scroll'); return s.scrollWidth <= s.clientWidth; })()")
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.close()
+
+
+CONFIGS = Path(__file__).parent / "configs"
+
+
+def test_a_pasted_config_is_read_as_python_reads_it_and_sized_on_every_device(served):
+    """The browser's reading of a config.json (atlas-calc.js specFromConfig) gives the same
+    parameters and cache as generator/knowledge/shape.py, and the pasted model is sized in
+    the table like any other."""
+    from generator.knowledge.shape import read_text
+
+    _, base, browser = served
+    page = browser.new_page()
+    goto(page, base + "/calculator/")
+    for f in sorted(CONFIGS.glob("*.json")):
+        text = f.read_text()
+        py = read_text(text)
+        js = page.evaluate("t => { const r = window.atlasSpecFromConfig(t, 'x'); return [r.params_total_b, r.params_active_b, r.spec.sliding_layers, r.spec.attention]; }", text)
+        assert js[0] == pytest.approx(py.params_total_b, rel=1e-12) and js[1] == pytest.approx(py.params_active_b, rel=1e-12), f.name
+        assert js[2] == py.spec.sliding_layers and js[3] == py.spec.attention, f.name
+    page.locator(".atlas-calc__paste summary").click()
+    page.fill("#calc-config", (CONFIGS / "gemma-3-27b.json").read_text())
+    page.fill("#calc-context", "32768")
+    assert page.locator("#calc-model").input_value() == "custom"
+    info = page.locator("#calc-config-info").inner_text()
+    assert "52 layers windowed at 1,024 tokens" in info and "layer_types" in info
+    spec = read_text((CONFIGS / "gemma-3-27b.json").read_text()).spec
+    expected = estimate(spec, None, 4.85, 32768, 1)
+    page.select_option("#calc-format", "q4_k_m")
+    assert f"Needs {expected.total_gb:,.1f} GB" in page.locator(".atlas-calc__summary").inner_text()
+    assert "model=" not in page.url  # the pasted text is not put in the address
+    page.fill("#calc-config", '{"num_hidden_layers": 32, "hidden_size": "big"}')
+    assert "must be a whole number" in page.locator(".atlas-calc__error").inner_text()
+    assert page.locator("#calc-model option[value='custom']").count() == 0
+    page.close()

@@ -80,6 +80,103 @@
   }
   window.atlasCalcEstimate = estimate;  // for the test that compares with the Python calculator
 
+  /* A model the atlas does not hold, from its pasted config.json: the same reading as
+   * generator/knowledge/shape.py (a test compares the two). Text is parsed as JSON with a size
+   * limit and only numbers are taken from it; nothing of it is written as markup. */
+  var CONFIG_MAX_BYTES = 200000, CONFIG_LIMIT = 1e7;
+  function specFromConfig(text, name) {
+    if (new Blob([text]).size > CONFIG_MAX_BYTES) throw new Error("that is more than " + CONFIG_MAX_BYTES.toLocaleString("en") + " bytes; a config.json is a few kilobytes");
+    var data;
+    try { data = JSON.parse(text); } catch (e) { throw new Error("not valid JSON: " + e.message); }
+    if (!data || typeof data !== "object" || Array.isArray(data)) throw new Error("a config.json is a JSON object ({...}), not a list or a single value");
+    var cfg = (data.text_config && typeof data.text_config === "object" && !Array.isArray(data.text_config)) ? data.text_config : data;
+    var used = [], missing = [];
+    function num(keys, required, dflt) {
+      for (var i = 0; i < keys.length; i++) {
+        var v = cfg[keys[i]];
+        if (v === undefined || v === null) continue;
+        if (typeof v !== "number" || !isFinite(v) || v !== Math.round(v) || v <= 0 || v > CONFIG_LIMIT)
+          throw new Error("\u201c" + keys[i] + "\u201d must be a whole number between 1 and " + CONFIG_LIMIT.toLocaleString("en"));
+        if (used.indexOf(keys[i]) < 0) used.push(keys[i]);
+        return v;
+      }
+      if (required) throw new Error("the config has no " + keys.join(" or ") + ", which sizing needs");
+      return dflt === undefined ? null : dflt;
+    }
+    var layers = num(["num_hidden_layers", "n_layers", "num_layers"], true);
+    var hidden = num(["hidden_size", "d_model", "dim"], true);
+    var heads = num(["num_attention_heads", "n_heads"], true);
+    var kvHeads = num(["num_key_value_heads", "n_kv_heads"], false, heads);
+    var headDim = num(["head_dim"], false, Math.floor(hidden / heads));
+    var vocab = num(["vocab_size"]);
+    if (vocab === null) { missing.push("vocab_size: the embedding table is not counted"); vocab = 0; }
+    var tied = cfg.tie_word_embeddings !== undefined ? cfg.tie_word_embeddings : data.tie_word_embeddings;
+    if (typeof tied === "boolean") used.push("tie_word_embeddings");
+    else { tied = false; missing.push("tie_word_embeddings: taken as untied (the output head counted)"); }
+    var rank = num(["kv_lora_rank"]), rope = num(["qk_rope_head_dim"]), attention, attn;
+    if (rank && rope) {
+      attention = "mla";
+      var qRank = num(["q_lora_rank"]), nope = num(["qk_nope_head_dim"], false, headDim), vDim = num(["v_head_dim"], false, headDim);
+      var q = qRank ? hidden * qRank + qRank * heads * (nope + rope) : hidden * heads * (nope + rope);
+      attn = q + hidden * (rank + rope) + rank * heads * (nope + vDim) + heads * vDim * hidden;
+    } else {
+      attention = kvHeads < heads ? "gqa" : "mha";
+      attn = hidden * heads * headDim * 2 + hidden * kvHeads * headDim * 2;
+    }
+    var kinds = Array.isArray(cfg.layer_types) ? cfg.layer_types : null;
+    if (kinds) {
+      if (kinds.length !== layers || !kinds.every(function (k) { return typeof k === "string"; }))
+        throw new Error("\u201clayer_types\u201d lists " + kinds.length + " entries for " + layers + " layers");
+      used.push("layer_types");
+    }
+    var windowTokens = num(["sliding_window", "attention_chunk_size"]);
+    var local = 0, linear = 0;
+    if (kinds) {
+      local = kinds.filter(function (k) { return k === "sliding_attention" || k === "chunked_attention"; }).length;
+      linear = kinds.filter(function (k) { return k === "linear_attention" || k === "mamba"; }).length;
+    } else if (windowTokens && cfg.use_sliding_window !== false) local = layers;
+    var interval = num(["full_attention_interval"]);
+    if (!kinds && interval) linear = layers - Math.floor(layers / interval);
+    var linHeads = num(["linear_num_value_heads"]), linK = num(["linear_key_head_dim"]), linV = num(["linear_value_head_dim"]);
+    if (linear) {
+      attention = "hybrid-linear";
+      if (!(linHeads && linK && linV)) missing.push("linear-attention state widths: the recurrent state is not counted");
+    }
+    if (local && !windowTokens) { missing.push("sliding_window: local layers counted as full"); local = 0; }
+    var experts = num(["n_routed_experts", "num_local_experts", "num_experts"]);
+    var perTok = num(["num_experts_per_tok", "moe_topk"]);
+    var inter = num(["intermediate_size", "ffn_dim"]);
+    var moeInter = num(["moe_intermediate_size"], false, inter);
+    var shared = num(["n_shared_experts", "num_shared_experts"], false, 0);
+    var sharedInter = num(["shared_expert_intermediate_size"], false, shared ? moeInter : 0);
+    if (sharedInter && !shared) shared = 1;
+    var moeLayers = 0, denseLayers = layers;
+    if (experts) {
+      if (!(perTok && moeInter)) throw new Error("the config names experts but not num_experts_per_tok and the expert width");
+      var firstDense = num(["first_k_dense_replace"], false, 0);
+      var step = num(["interleave_moe_layer_step", "decoder_sparse_step"], false, 1);
+      if (step > 1) { for (var i = firstDense; i < layers; i++) if ((i - firstDense + 1) % step === 0) moeLayers++; }
+      else moeLayers = layers - firstDense;
+      denseLayers = layers - moeLayers;
+    }
+    if (denseLayers && !inter) throw new Error("the config has no intermediate_size, the width of the MLP");
+    var mlpDense = 3 * hidden * (inter || 0), expert = 3 * hidden * (moeInter || 0);
+    var sharedMlp = 3 * hidden * sharedInter * (sharedInter === moeInter ? shared : 1), router = hidden * (experts || 0);
+    var embed = vocab * hidden * (tied ? 1 : 2);
+    var total = embed + layers * attn + denseLayers * mlpDense, active = total;
+    if (experts) { total += moeLayers * (experts * expert + sharedMlp + router); active += moeLayers * (perTok * expert + sharedMlp + router); }
+    var context = num(["max_position_embeddings", "max_seq_len", "seq_length"]);
+    return {
+      spec: { id: "custom", title: name, params_b: total / 1e9, active_b: active / 1e9, layers: layers, kv_heads: kvHeads, head_dim: headDim,
+              attention: attention, kv_lora_rank: attention === "mla" ? rank : null, rope_head_dim: attention === "mla" ? rope : null,
+              full_attention_layers: linear ? layers - linear : null, context_length: context, kv_bytes_16: null,
+              sliding_window: local ? windowTokens : null, sliding_layers: local || null,
+              linear_heads: linear ? linHeads : null, linear_key_dim: linear ? linK : null, linear_value_dim: linear ? linV : null,
+              experts_total: experts, experts_active: perTok, url: null },
+      used: used, missing: missing, params_total_b: total / 1e9, params_active_b: active / 1e9 };
+  }
+  window.atlasSpecFromConfig = specFromConfig;  // for the test that compares with the Python reading
+
   function number(value, name, range) {
     var raw = String(value).trim();
     if (raw === "") throw new Error(name + " is empty: give a number between " + range[0] + " and " + range[1].toLocaleString("en"));
@@ -142,6 +239,37 @@
     if (q.get("model") && data.models.some(function (x) { return x.id === q.get("model"); })) model.value = q.get("model");
     if (q.get("format") && q.get("format") in bitsOf) format.value = q.get("format");
     if (q.get("bits")) { format.value = "custom"; bits.value = q.get("bits"); }
+    var pasteBox = el("textarea", { id: "calc-config", rows: "6", spellcheck: "false", autocomplete: "off",
+                                    placeholder: "{ \"num_hidden_layers\": 32, \"hidden_size\": 4096, ... }" });
+    var pasteInfo = el("p", { class: "atlas-calc__config-info", id: "calc-config-info", "aria-live": "polite" });
+    var paste = el("details", { class: "atlas-calc__paste" }, [
+      el("summary", { text: "A model not in the list? Paste its config.json" }),
+      el("p", { text: "Copy config.json from the model\u2019s Hugging Face page and paste it here: the calculator reads its shape, counts the parameters and sizes it on every device like any model in the list. The text stays in this page; it is not sent anywhere or kept in the address." }),
+      el("label", { class: "atlas-calc__field" }, [el("span", { text: "config.json" }), pasteBox]), pasteInfo]);
+    var pasted = null;
+    function readPaste() {
+      pasteInfo.textContent = "";
+      var old = model.querySelector("option[value='custom']");
+      if (!pasteBox.value.trim()) { if (old) { old.remove(); pasted = null; } return; }
+      try {
+        var r = specFromConfig(pasteBox.value, "Your model (pasted config)");
+        pasted = r.spec;
+        if (!old) { old = el("option", { value: "custom" }); model.insertBefore(old, model.firstChild); }
+        old.textContent = "Your model (pasted config): " + fmt(r.params_total_b, 1) + "B";
+        model.value = "custom";
+        pasteInfo.textContent = "Counted from the shape: " + fmt(r.params_total_b, 2) + "B parameters" +
+          (r.params_active_b < r.params_total_b ? ", " + fmt(r.params_active_b, 2) + "B active" : "") + ", " + r.spec.layers + " layers, " +
+          (r.spec.attention === "mla" ? "latent attention (MLA)" : r.spec.attention === "hybrid-linear" ? "hybrid linear attention" : "attention with " + r.spec.kv_heads + " KV heads") +
+          (r.spec.sliding_layers ? ", " + r.spec.sliding_layers + " layers windowed at " + r.spec.sliding_window.toLocaleString("en") + " tokens" : "") +
+          ". Fields read: " + r.used.join(", ") + "." + (r.missing.length ? " Not in the config: " + r.missing.join("; ") + "." : "");
+      } catch (e) {
+        if (old) old.remove();
+        pasted = null;
+        pasteInfo.textContent = "";
+        message.textContent = "Pasted config: " + e.message.charAt(0).toUpperCase() + e.message.slice(1) + ".";
+        throw e;
+      }
+    }
     var message = el("p", { class: "atlas-calc__error", role: "alert" });
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
     var table = el("table", { class: "atlas-calc__table" });
@@ -149,7 +277,7 @@
     var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Model", model), field("Weight format", format), field("Bits per weight", bits),
-      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), meaning, message, summary,
+      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), paste, meaning, message, summary,
       legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 
     function update() {
@@ -158,7 +286,7 @@
       meaning.textContent = format.value === "custom" ? "Any format: type its bits per weight, scales and zero points included." : meaningOf[format.value];
       message.textContent = ""; summary.textContent = ""; legend.textContent = ""; table.replaceChildren(); notes.replaceChildren();
       try {
-        var m = data.models.filter(function (x) { return x.id === model.value; })[0];
+        var m = model.value === "custom" ? pasted : data.models.filter(function (x) { return x.id === model.value; })[0];
         if (!m) throw new Error("unknown model \u201c" + model.value + "\u201d: pick one from the list");
         var b = number(bits.value, "Bits per weight", data.limits.bits);
         var t = number(context.value, "Tokens per sequence", data.limits.tokens);
@@ -249,7 +377,8 @@
         if (top > 0) legend.textContent = "Bars: each device’s decode ceiling per sequence" + (s > 1 ? " (with " + s.toLocaleString("en") + " running at once)" : "") + ", on one scale up to the fastest here (" +
           fmt(top, 0) + " tok/s); a hatched bar needs the model split over several cards; a tick is this project’s measurement.";
         var url = new URL(location.href);
-        url.searchParams.set("model", m.id); url.searchParams.set("context", t); url.searchParams.set("n", s);
+        if (m.id === "custom") url.searchParams.delete("model"); else url.searchParams.set("model", m.id);  // a pasted config stays in the page
+        url.searchParams.set("context", t); url.searchParams.set("n", s);
         if (format.value === "custom") { url.searchParams.set("bits", b); url.searchParams.delete("format"); }
         else { url.searchParams.set("format", format.value); url.searchParams.delete("bits"); }
         history.replaceState(null, "", url.href);
@@ -258,6 +387,7 @@
       }
     }
     [model, format, bits, context, seqs, kvBits].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
+    pasteBox.addEventListener("input", function () { try { readPaste(); update(); } catch (e) { /* the message says what is wrong */ } });
     update();
   }
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 from generator.knowledge.calc import CalcError, ModelSpec
 
@@ -84,7 +83,7 @@ def read_config(data: dict, name: str = "Your model") -> Reading:
     if vocab is None:
         missing.append("vocab_size: the embedding table is not counted")
         vocab = 0
-    tied = cfg.get("tie_word_embeddings")
+    tied = cfg.get("tie_word_embeddings", data.get("tie_word_embeddings"))  # Gemma 3 keeps it beside text_config
     if isinstance(tied, bool):
         used.append("tie_word_embeddings")
     else:
@@ -157,11 +156,12 @@ def read_config(data: dict, name: str = "Your model") -> Reading:
     router = hidden * (experts or 0)
 
     embed = vocab * hidden * (1 if tied else 2)
-    linear_layers_params = 0  # linear-attention layers: counted as attention layers of the same width (close enough)
-    total = embed + layers * attn + linear_layers_params + dense_layers * mlp_dense + moe_layers * (experts * expert + shared_mlp + router)
-    active = embed + layers * attn + dense_layers * mlp_dense + moe_layers * ((per_tok or 0) * expert + shared_mlp + router)
-    if not experts:
-        active = total
+    # (a linear-attention layer is counted as an attention layer of the same widths: close enough for memory)
+    total = embed + layers * attn + dense_layers * mlp_dense
+    active = total
+    if experts:
+        total += moe_layers * (experts * expert + shared_mlp + router)
+        active += moe_layers * (per_tok * expert + shared_mlp + router)
     context = num("max_position_embeddings", "max_seq_len", "seq_length")
     spec = ModelSpec(
         id="custom", title=name, params_b=total / 1e9, active_b=active / 1e9, layers=layers,
