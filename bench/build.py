@@ -126,6 +126,7 @@ def make_corpus(dest: Path, n: int, seed: int = 1) -> None:
             data["category"] = rng.choice(term_cats)
         elif kind == "engine":
             data["family"] = terms[0][0]
+            data["as_of"] = {"version": "1.0", "date": "2026-01-01", "source": srcs[0]}
             data["features"] = {t: {"status": rng.choice(["yes", "no", "partial"]), "source": srcs[0]}
                                 for t in rng.sample([t[0] for t in terms], min(8, len(terms)))}
         elif kind == "hardware":

@@ -83,7 +83,7 @@ def cmd_check(args) -> int:
     from generator.pipeline import author_findings, mentions
 
     root = Path(args.root) if args.root else find_root()
-    from generator.kb.validate import stale_findings
+    from generator.kb.freshness import stale_findings
 
     found = author_findings(root, atlas, build_graph(atlas, mentions(atlas))) + stale_findings(atlas, root)
     errors = [f for f in found if f.severity == "error"]
@@ -445,6 +445,25 @@ def cmd_fit(args) -> int:
     return EXIT_OK
 
 
+def cmd_stale(args) -> int:
+    """What is due for a re-check (kb/freshness.py): exit 1 when anything is, 0 when nothing."""
+    from generator.kb.freshness import REVIEW_MONTHS, due
+
+    atlas = _load(args)
+    root = Path(args.root) if args.root else find_root()
+    items = due(atlas, root)
+    if args.json:
+        _print_json({"review_months": REVIEW_MONTHS, "due": [d.as_dict() for d in items]})
+    elif not items:
+        print("nothing is due: every entry was checked within its review period "
+              + ", ".join(f"({k} {m} months)" for k, m in REVIEW_MONTHS.items()))
+    else:
+        print(f"{len(items)} due for a re-check, most overdue first:")
+        for d in items:
+            print(f"  {d.path}:{d.line}: {d.field}: {d.why}")
+    return EXIT_FINDINGS if items else EXIT_OK
+
+
 def cmd_markdown(args) -> int:
     """The site as a source folder that MkDocs without our plugin, or Zensical, builds as
     it stands (generator/exports/markdown.py)."""
@@ -529,6 +548,10 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--overhead", type=_finite, default=0.10, help="activations and runtime, as a fraction of weights + cache")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_fit)
+
+    s = sub.add_parser("stale", help="what is due for a re-check (per-kind review periods), most overdue first")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_stale)
 
     s = sub.add_parser("markdown", help="write the whole site source (pages linked, mkdocs.yml without the plugin) to a folder that Zensical or plain MkDocs builds")
     s.add_argument("output")

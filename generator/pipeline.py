@@ -180,11 +180,14 @@ def graph_findings(root: Path, atlas: Atlas, g) -> list:
 
 def author_findings(root: Path, atlas: Atlas, g, used: dict[str, set[str]] | None = None) -> list:
     """Everything `atlas check` and the build report beyond the entries themselves: the
-    graph's findings, terms used but not defined, and unknown links or citations in the
-    handwritten pages. `used`: as for undefined_findings."""
+    graph's findings, terms used but not defined, unknown links or citations in the
+    handwritten pages, and a short that contradicts its engine's status. `used`: as for
+    undefined_findings."""
+    from generator.kb.freshness import contradictions
     from generator.pages.handwritten import check_docs
 
-    return graph_findings(root, atlas, g) + undefined_findings(root, atlas, used) + check_docs(root, atlas)
+    return (graph_findings(root, atlas, g) + undefined_findings(root, atlas, used) + check_docs(root, atlas)
+            + contradictions(atlas, root))
 
 
 def build(root: Path, memo: Memo | None = None):

@@ -49,6 +49,7 @@ def write(root: Path, payload: str = "") -> Path:
         "title": f"Engine X{p}", "family": "kv-cache", "short": f"A serving engine used in tests of the generator.{p}",
         "body": f"Engine X uses the KV cache.{p}", "purpose": f"Testing.{p}", "choose_when": [f"Always{p}"],
         "avoid_when": [f"Never{p}"], "license": {"value": f"MIT{p}", "source": "src-a"},
+        "as_of": {"version": f"1.0{p}"[:60], "date": "2026-11-01", "source": "src-a"},
         "features": {"kv-cache": {"status": "yes", "source": "src-a", "note": f"note{p}"}}, "sources": ["src-a"],
     })
     dump(g / "hardware" / "gpu-y.yaml", {

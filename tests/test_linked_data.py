@@ -202,8 +202,27 @@ def test_suggest_a_correction_opens_the_entrys_yaml_file(site, atlas, path):
     soup = _page(site, path)
     actions = soup.find("nav", class_="atlas-actions")
     links = {a.get_text(strip=True): a["href"] for a in actions.find_all("a")}
-    repo = re.search(r"^repo_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.M).group(1)
-    assert links["Suggest a correction"] == f"{repo}/edit/main/{e.path}"
+    repo = re.search(r"^repo_url:\s*(\S+)", (REPO / "mkdocs.yml").read_text(encoding="utf-8"), re.M)
+    if repo:  # the link opens the entry's own file in the configured repository
+        assert links["Suggest a correction"] == f"{repo.group(1)}/edit/main/{e.path}"
+    else:  # no repository configured: no link to a page that is not there, and no header link
+        assert "Suggest a correction" not in links and soup.find(class_="md-source") is None
     assert (REPO / e.path).is_file() and e.path.endswith(f"/{e.id}.yaml")
     assert links["Copy as Markdown"] == links["View as Markdown"] == "index.md.txt"
     assert (site / path / "index.md.txt").is_file()
+
+
+def test_with_a_repository_configured_every_entry_links_its_file_for_corrections(tmp_path):
+    """One setting, repo_url, turns the correction links on (tests/minikb.py's knowledge base)."""
+    import minikb
+    from conftest import mkdocs_build
+
+    root = minikb.write(tmp_path / "repo")
+    config = root / "mkdocs.yml"
+    config.write_text("repo_url: https://github.com/example/atlas\nedit_uri: edit/main/docs/\n" + config.read_text(encoding="utf-8"),
+                      encoding="utf-8")
+    assert mkdocs_build(root, root / "site").returncode == 0
+    soup = BeautifulSoup((root / "site/glossary/decode/index.html").read_text(encoding="utf-8"), "html.parser")
+    links = {a.get_text(strip=True): a["href"] for a in soup.find("nav", class_="atlas-actions").find_all("a")}
+    assert links["Suggest a correction"] == "https://github.com/example/atlas/edit/main/glossary/terms/decode.yaml"
+    assert soup.find(class_="md-source")["href"] == "https://github.com/example/atlas"

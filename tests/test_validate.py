@@ -234,46 +234,6 @@ def test_a_large_knowledge_base_gets_the_same_precise_errors(tmp_path):
     assert out == [f"glossary/terms/term-7.yaml:{at + 2}:1: unknown key 'catgory' — did you mean 'category'?"]
 
 
-def test_check_warns_when_facts_were_last_checked_more_than_six_months_ago(tmp_path):
-    """A tiny knowledge base: one engine checked seven months ago, one device checked
-    yesterday, one model with no date. `atlas check` still passes (warnings only)."""
-    import datetime as dt
-    import json
-    import subprocess
-    import sys
-
-    import minikb
-
-    from generator.kb.validate import stale_findings
-
-    root = minikb.write(tmp_path / "repo")
-    g = root / "glossary"
-    engine = g / "engines/engine-x.yaml"
-    engine.write_text(engine.read_text() + "checked: '2026-04-24'\n")
-    gpu = g / "hardware/gpu-y.yaml"
-    gpu.write_text(gpu.read_text() + "checked: '2026-11-24'\n")
-    atlas = load_atlas(root)
-    line = engine.read_text().splitlines().index("checked: '2026-04-24'") + 1
-
-    found = stale_findings(atlas, root, today=dt.date(2026, 11, 25))
-    assert [(f.severity, str(f)) for f in found] == [
-        ("warning", f"glossary/engines/engine-x.yaml:{line}:10: 'engine-x' was last checked on 2026-04-24, more than "
-                    "6 months ago; check its facts against the sources and update 'checked'"),
-        ("warning", "glossary/models/model-z.yaml:1:1: 'model-z' has no 'checked' date; add checked: YYYY-MM-DD once "
-                    "its facts are checked against their sources"),
-    ]
-    # Six months to the day is not yet stale; the day before is.
-    assert not [f for f in stale_findings(atlas, root, today=dt.date(2026, 10, 24)) if "engine-x" in f.path]
-    assert [f for f in stale_findings(atlas, root, today=dt.date(2026, 10, 25)) if "engine-x" in f.path]
-
-    atlas_bin = str(Path(sys.executable).parent / "atlas")
-    r = subprocess.run([atlas_bin, "--root", str(root), "check", "--json"], cwd=root, capture_output=True, text=True)
-    report = json.loads(r.stdout)
-    assert r.returncode == 0 and report["ok"] is True
-    assert any("'model-z' has no 'checked' date" in w["message"] and w["severity"] == "warning"
-               for w in report["warnings"])
-
-
 def test_a_former_address_of_another_kind_redirects_unless_a_page_lives_there(kb):
     # engines/old-name: a term that used to be an engine keeps the engine address working
     assert findings_for(kb, GOOD + "former_ids: [engines/old-name]\n") == []

@@ -77,7 +77,8 @@
         recs.appendChild(el("div", { class: "atlas-guide__rec" }, [
           el("p", {}, [el("a", { href: r.href, class: "atlas-guide__rec-title", text: r.title }),
                        r.setting ? el("strong", { class: "atlas-guide__setting", text: " " + r.setting }) : null,
-                       r.when ? el("span", { class: "atlas-guide__when", text: " \u2014 " + r.when }) : null]),
+                       r.when ? el("span", { class: "atlas-guide__when", text: " \u2014 " + r.when }) : null,
+                       r.status ? el("strong", { class: "atlas-guide__status", text: " (" + r.status + ")" }) : null]),
           el("p", { text: r.why }),
           citeList(guide, r.sources)
         ]));

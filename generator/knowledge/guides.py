@@ -112,6 +112,20 @@ def _disputes(items, used: set[str]) -> list[dict]:
     return out
 
 
+STATUS_SAYS = {"archived": "archived: no longer developed", "deprecated": "deprecated by its developers",
+               "maintenance": "in maintenance only: fixes, no new features"}
+
+
+def engine_status(e: Entry) -> str:
+    """What a recommendation must say about an engine that is not active ('' otherwise), with
+    the release its facts describe: 'archived: no longer developed (last release 3.3.7)'."""
+    status = (e.get("status") or {}).get("value") if e.kind == "engine" else None
+    if status not in STATUS_SAYS:
+        return ""
+    as_of = e.get("as_of") or {}
+    return STATUS_SAYS[status] + (f" (last release {as_of['version']})" if as_of.get("version") else "")
+
+
 def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "") -> dict:
     """Everything the walk-through needs, with links made relative by `page_href(id)`."""
     used: set[str] = set(guide.sources)
@@ -141,7 +155,7 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
                     used.update(r["sources"])
                     item["recommend"].append({"id": e.id, "title": e.title, "href": page_href(e.id), "short": e.short,
                                               "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"]),
-                                              "setting": r.get("setting", "")})
+                                              "setting": r.get("setting", ""), "status": engine_status(e)})
             opts.append(item)
         qs[qid] = {"text": q["text"], "help": q.get("help", ""), "options": opts}
         if q.get("advice"):

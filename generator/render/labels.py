@@ -60,3 +60,24 @@ def fmt_value(value: Any, unit: str = "", key: str = "") -> str:
     else:
         text = str(value)
     return esc(f"{text} {unit}".strip())
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+def long_date(iso: str) -> str:
+    """2026-11-12 as a reader says it: 12 November 2026."""
+    y, m, d = str(iso).split("-")
+    return f"{int(d)} {MONTHS[int(m) - 1]} {y}"
+
+
+def release(as_of: dict | None, short: bool = False) -> str:
+    """An engine's as_of as text, escaped: "0.33.0, 12 November 2026" (short: "0.33.0 · Nov 2026")."""
+    if not as_of:
+        return ""
+    text = str(as_of["version"])
+    if as_of.get("date"):
+        y, m, _ = str(as_of["date"]).split("-")
+        text += f" · {MONTHS[int(m) - 1][:3]} {y}" if short else f", {long_date(as_of['date'])}"
+    return esc(text)
