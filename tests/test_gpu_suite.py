@@ -342,3 +342,40 @@ def test_committed_record_valid(path):
     assert (REPO / record["model"]["entry"]).exists()
     assert any(e["status"] == "measured" for e in record["decode"])
     consistent(record)
+
+
+SLIDING_CHECK = r"""
+import sys, torch
+sys.path.insert(0, "bench/gpu")
+import shapes, transformer
+s = shapes.Shape(model_id="tiny", title="Tiny", entry_path="-", attention="gqa", architecture="dense", layers=2, hidden_size=64, attention_heads=4, kv_heads=2,
+                 head_dim=16, vocab_size=97, ffn_size=128, sliding_window=4, sliding_layers=1)
+m = transformer.Model(s, 2, torch.device("cpu"), dtype=torch.float32)
+assert m.local == {0} and m.kv_positions(10) == 4 + 10, (m.local, m.kv_positions(10))
+routes = m.routes(1) if hasattr(m, "routes") else [None, None]
+def logits(kv):
+    return m.make_decode_step(1, 10, kv, [None, None], tokens=torch.tensor([3]))()[0]
+base = m.new_kv_cache(1, 10)
+ref = logits([c.clone() for c in base])
+old = [c.clone() for c in base]; old[0][:, :, :, 2] += 5.0   # position 2 is outside layer 0's window (6..9)
+assert torch.allclose(logits(old), ref), "a local layer read a position outside its window"
+old = [c.clone() for c in base]; old[1][:, :, :, 2] += 5.0   # the global layer reads every position
+assert not torch.allclose(logits(old), ref), "the global layer ignored an old position"
+prefill = m.make_prefill(1, 10, m.new_kv_cache(1, 10), [None, None], "expanded", tokens=torch.arange(10).view(1, 10))
+assert prefill()[0].shape == (1, 97)
+print("ok sliding window")
+"""
+
+
+def test_a_local_layer_reads_only_its_window_and_a_global_layer_everything():
+    """gpt-oss and Gemma shapes: decode over a local layer ignores positions older than the
+    window, the global layer does not, and the bytes the record counts follow."""
+    r = subprocess.run([TORCH_PYTHON, "-c", SLIDING_CHECK], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and "ok sliding window" in r.stdout, r.stdout + r.stderr[-3000:]
+
+
+def test_new_model_entries_give_their_moe_and_window_figures_to_the_suite():
+    s = shapes.load_shape("gpt-oss-20b")
+    assert (s.experts, s.experts_active, s.expert_ffn_size) == (32, 4, 2880)
+    assert (s.sliding_window, s.sliding_layers, s.vocab_size) == (128, 12, 201088)
+    assert s.provenance["experts"].startswith("entry specs.experts_total")

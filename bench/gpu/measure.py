@@ -419,7 +419,7 @@ def main(argv=None) -> int:
             if shape.context_length and context > shape.context_length:
                 entry.update(status="skipped", reason=f"beyond the entry's context_length {shape.context_length}")
                 continue
-            kv_bytes = kv_tok_layer * batch * context * n_layers
+            kv_bytes = kv_tok_layer * batch * model.kv_positions(context)  # local layers read their window only
             need = kv_bytes + 2 * batch * shape.vocab_size * 4 + GiB
             if need > free_bytes(torch, device):
                 entry.update(status="skipped",
@@ -493,7 +493,7 @@ def main(argv=None) -> int:
         if shape.context_length and length > shape.context_length:
             entry.update(status="skipped", reason=f"beyond the entry's context_length {shape.context_length}")
             continue
-        kv_bytes = kv_tok_layer * B * length * n_layers
+        kv_bytes = kv_tok_layer * B * length * n_layers  # written: every layer stores the prompt's K and V
         tokens = B * length
         ffn_w = (shape.experts_active + shape.shared_experts) * 3 * shape.expert_ffn_size if shape.is_moe else 3 * shape.ffn_size
         qkv_w = (shape.attention_heads + 2 * shape.kv_heads) * shape.head_dim

@@ -63,6 +63,8 @@ class Shape:
     params_total_b: float | None = None
     params_active_b: float | None = None
     ffn_kind: str = "swiglu"
+    sliding_window: int | None = None  # local layers attend to (and read) at most this many positions
+    sliding_layers: int = 0  # how many of the layers are local
     provenance: dict[str, str] = field(default_factory=dict)
     missing_from_entry: list[str] = field(default_factory=list)
     not_modelled: list[str] = field(default_factory=list)
@@ -114,7 +116,7 @@ class Shape:
         figures = {k: getattr(self, k) for k in (
             "attention", "architecture", "layers", "hidden_size", "attention_heads", "kv_heads",
             "head_dim", "ffn_size", "vocab_size", "experts", "experts_active", "expert_ffn_size",
-            "shared_experts", "context_length", "ffn_kind")}
+            "shared_experts", "context_length", "ffn_kind", "sliding_window", "sliding_layers")}
         figures = {k: v for k, v in figures.items() if v is not None}
         total = self.total_params()
         out = {
@@ -228,8 +230,15 @@ def load_shape(model: str, options: dict | None = None) -> Shape:
     take("vocab_size")  # no entry carries it today: an option
 
     not_modelled: list[str] = []
+    # Entries written since November 2026 carry the expert figures as fields of their own.
+    fields = {"experts": "experts_total", "experts_active": "experts_active", "expert_ffn_size": "moe_intermediate_size",
+              "shared_experts": "shared_experts"}
     if architecture == "moe":
         parsed = parse_moe_note(arch_note)
+        for key, spec_key in fields.items():
+            value, source, _ = _fact(specs, spec_key)
+            if value is not None and key not in parsed:
+                parsed[key] = (int(value), f"specs.{spec_key} (source: {source})")
         for key in ("experts", "experts_active", "expert_ffn_size", "shared_experts"):
             if key in options:
                 values[key] = options[key]
@@ -238,7 +247,8 @@ def load_shape(model: str, options: dict | None = None) -> Shape:
                     missing.append(key)
             elif key in parsed:
                 values[key], text = parsed[key]
-                prov[key] = f"entry specs.architecture.note (source: {arch_src}), parsed from '{text}'"
+                prov[key] = (f"entry {text}" if text.startswith("specs.") else
+                             f"entry specs.architecture.note (source: {arch_src}), parsed from '{text}'")
             else:
                 missing.append(key)
         if values.get("shared_experts"):
@@ -249,7 +259,14 @@ def load_shape(model: str, options: dict | None = None) -> Shape:
                 f"{model_id}: specs.layers.note says some layers are dense ('{layers_note}'); "
                 "mixed dense/MoE stacks are not implemented")
     else:
-        take("ffn_size")
+        take("ffn_size", "ffn_size" if "ffn_size" in specs else "intermediate_size")
+    window, w_src, _ = _fact(specs, "sliding_window")
+    local, l_src, _ = _fact(specs, "sliding_layers")
+    if window and local:
+        values["sliding_window"], values["sliding_layers"] = int(window), int(local)
+        prov["sliding_window"] = f"entry specs.sliding_window (source: {w_src})"
+        prov["sliding_layers"] = (f"entry specs.sliding_layers (source: {l_src}); the global layers are spread "
+                                  "evenly among the local ones")
 
     if "ffn_kind" in options:
         values["ffn_kind"] = options["ffn_kind"]

@@ -83,6 +83,13 @@ def tensor_bytes(t: torch.Tensor | None) -> int:
 class Model:
     def __init__(self, shape: Shape, n_layers: int, device: torch.device, dtype=torch.bfloat16, seed: int = 0):
         self.shape, self.n_layers, self.device, self.dtype = shape, n_layers, device, dtype
+        # Local (sliding-window) layers among those built, in the model's proportion, the global
+        # ones spread evenly (gpt-oss alternates, Gemma keeps one in six).
+        local = round(n_layers * shape.sliding_layers / shape.layers) if shape.sliding_window else 0
+        n_global = n_layers - local
+        global_at = {round((j + 1) * n_layers / n_global) - 1 for j in range(n_global)} if n_global else set()
+        self.window = shape.sliding_window
+        self.local = frozenset(i for i in range(n_layers) if i not in global_at) if local else frozenset()
         gen = torch.Generator(device=device)
         gen.manual_seed(seed)
         self.gen = gen
@@ -216,6 +223,11 @@ class Model:
         return routes
 
     # ---- decode -----------------------------------------------------------------------
+    def kv_positions(self, context: int) -> int:
+        """Cache positions one sequence's step reads over the layers built: a local layer at
+        most its window."""
+        return sum(min(context, self.window) if i in self.local else context for i in range(self.n_layers))
+
     def new_kv_cache(self, batch: int, length: int) -> list[torch.Tensor]:
         """One (2, B, Hkv, T, D) tensor per layer, filled with random values (never zeros)."""
         s = self.shape
@@ -255,7 +267,8 @@ class Model:
                 cache = kv[i]
                 cache[0, :, :, pos] = k[:, :, 0]
                 cache[1, :, :, pos] = v
-                o = F.scaled_dot_product_attention(q, cache[0], cache[1])  # (B, Hkv, G, D)
+                lo = max(0, context - self.window) if i in self.local else 0  # a local layer reads its window only
+                o = F.scaled_dot_product_attention(q, cache[0][:, :, lo:], cache[1][:, :, lo:])  # (B, Hkv, G, D)
                 x = x + o.reshape(B, Hq * D) @ L.wo.t()
                 h = F.rms_norm(x, (s.hidden_size,), L.mlp_norm)
                 x = x + self._ffn(L, h, routes[i])
@@ -302,6 +315,10 @@ class Model:
             tokens = torch.randint(0, s.vocab_size, (B, P), device=self.device, generator=self.gen)
         cos, sin = self.rope(torch.arange(P, device=self.device))
         cos, sin = cos.view(1, 1, P, D), sin.view(1, 1, P, D)
+        band = None
+        if self.local and P > self.window:  # causal within the window: position t sees t-W+1 .. t
+            idx = torch.arange(P, device=self.device)
+            band = (idx[None, :] <= idx[:, None]) & (idx[:, None] - idx[None, :] < self.window)
 
         def run():
             x = self.embed.index_select(0, tokens.reshape(-1))  # (B P, H)
@@ -313,7 +330,11 @@ class Model:
                 k = self._rotate(k, cos, sin)
                 kv[i][0, :, :, :P] = k
                 kv[i][1, :, :, :P] = v
-                if gqa_mode == "expanded":
+                if band is not None and i in self.local:
+                    if s.group > 1:
+                        k, v = k.repeat_interleave(s.group, dim=1), v.repeat_interleave(s.group, dim=1)
+                    o = F.scaled_dot_product_attention(q, k, v, attn_mask=band)
+                elif gqa_mode == "expanded":
                     k, v = k.repeat_interleave(s.group, dim=1), v.repeat_interleave(s.group, dim=1)
                     o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
                 elif gqa_mode == "enable_gqa":
