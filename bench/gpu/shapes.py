@@ -117,7 +117,7 @@ class Shape:
             "attention", "architecture", "layers", "hidden_size", "attention_heads", "kv_heads",
             "head_dim", "ffn_size", "vocab_size", "experts", "experts_active", "expert_ffn_size",
             "shared_experts", "context_length", "ffn_kind", "sliding_window", "sliding_layers")}
-        figures = {k: v for k, v in figures.items() if v is not None}
+        figures = {k: v for k, v in figures.items() if v is not None and not (k == "sliding_layers" and not self.sliding_window)}
         total = self.total_params()
         out = {
             **figures,
