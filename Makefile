@@ -49,12 +49,13 @@ build: $(STAMP)
 check: $(STAMP)
 	$(BIN)/atlas check
 
-# Browser tests drive Debian's Chromium (a browser cannot be downloaded here).
+# Browser tests drive Debian's Chromium (a browser cannot be downloaded here); the link test
+# reads Debian's English word list (wamerican) to find term links that are everyday words.
 browser:
-	@test -x /usr/bin/chromium || { \
-	  echo "installing Debian's chromium for the browser tests"; \
+	@test -x /usr/bin/chromium -a -f /usr/share/dict/words || { \
+	  echo "installing Debian's chromium and wamerican for the tests"; \
 	  SUDO=$$(test "$$(id -u)" = 0 || echo sudo); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium wamerican >/dev/null; }
 
 test: $(STAMP) $(TORCH_STAMP) $(ZENSICAL_STAMP) $(NODE_STAMP) browser
 	$(BIN)/lint-imports --no-cache

@@ -377,6 +377,19 @@ def check_comparisons(doc: Document, index: _Index) -> list[Finding]:
     return out
 
 
+def check_unlinked_aliases(doc: Document) -> list[Finding]:
+    """Every unlinked alias is one of the entry's aliases (the field only silences a name)."""
+    data = doc.data if isinstance(doc.data, dict) else {}
+    aliases = set(_list(data, "aliases"))
+    out = []
+    for i, name in enumerate(_list(data, "unlinked_aliases")):
+        if name not in aliases:
+            line, col = doc.loc("unlinked_aliases", i)
+            out.append(Finding(doc.path, line, col, f"unlinked alias '{name}' is not one of the aliases; add it to aliases "
+                                                    f"or remove it here"))
+    return out
+
+
 def check_aliases(index: _Index) -> list[Finding]:
     """A title or alias names exactly one entry; otherwise links and search are ambiguous."""
     owner: dict[str, tuple[str, Document, tuple]] = {}
@@ -420,7 +433,7 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
             return check_measurement(doc, index) + check_text(doc)
         found = check_schema(doc) + check_text(doc)
         if doc.kind in KINDS and index.entries.get(doc.id) is doc:
-            found += check_entry(doc, index)
+            found += check_entry(doc, index) + check_unlinked_aliases(doc)
         return found
 
     def across() -> None:

@@ -112,7 +112,8 @@ class Linker:
         for e in atlas.entries.values():
             cat = atlas.categories.get(e.category)
             t = Target(e.id, e.url, e.title, e.short, cat.title if cat else e.category)
-            names += [(e.title, t)] + [(a, t) for a in e.aliases]
+            quiet = set(e.get("unlinked_aliases") or ())  # everyday words: searchable, not linked in prose
+            names += [(e.title, t)] + [(a, t) for a in e.aliases if a not in quiet]
         return cls(names)
 
     @staticmethod
