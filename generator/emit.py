@@ -13,7 +13,7 @@ from functools import partial
 import networkx as nx
 
 from generator import pages
-from generator.exports import linked_data, llms
+from generator.exports import feed, linked_data, llms
 from generator.exports.data import glossary_json
 from generator.exports.search_index import entries_json
 from generator.kb.model import Atlas, Entry
@@ -50,7 +50,7 @@ class Emitter:
                 *(partial(kind.pages, site) for kind in pages.KINDS),
                 one("glossary.json", partial(glossary_json, atlas)),
                 one("search/entries.json", partial(entries_json, atlas, site.rank))]
-        jobs += [*linked_data.jobs(atlas), *llms.jobs(atlas)]  # SKOS, llms.txt, each entry as Markdown
+        jobs += [*linked_data.jobs(atlas), *llms.jobs(atlas), *feed.jobs(atlas)]  # SKOS, llms.txt, each entry as Markdown, the feed
         jobs += [one(e.src_path, partial(self.entry_page, e)) for e in atlas.entries.values()]
         for made in fork_map(lambda job: job(), jobs, here=True):
             files.update(made)

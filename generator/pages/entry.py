@@ -10,6 +10,7 @@ import networkx as nx
 from generator.figures import charts as figures
 from generator.kb.kinds import KIND_URLS
 from generator.kb.model import Atlas, Entry
+from generator.knowledge.changes import last_change
 from generator.kb.text import esc, esc_html
 from generator.knowledge.graph import backlinks, local_graph, related
 from generator.knowledge.link import NO_LINKS_BELOW, Linker
@@ -51,7 +52,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         local_svg=_local_svg(atlas, g, e, order),
         fit=_fit_table(atlas, page, e, fit), measured=_measured_table(atlas, page, e),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
-        kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"),
+        kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"), last_change=last_change(e),
     )
     if e.kind == "guide":
         text = _guide_page(atlas, page, e, body)

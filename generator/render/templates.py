@@ -8,7 +8,7 @@ from functools import lru_cache
 import jinja2
 
 from generator.kb.text import esc
-from generator.render.labels import label, release
+from generator.render.labels import label, long_date, release
 from generator.render.page import source_line
 
 _ENV_OPTIONS = dict(
@@ -40,5 +40,6 @@ def env() -> jinja2.Environment:
     env.filters["e"] = esc
     env.filters["label"] = label
     env.filters["release"] = release
+    env.filters["longdate"] = long_date
     env.globals["source_line"] = source_line
     return env

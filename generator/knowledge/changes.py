@@ -1,0 +1,37 @@
+"""The knowledge base's change log: every entry's dated `changes`, gathered and ordered,
+for the Recent changes page (pages/changes.py) and the Atom feed (exports/feed.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from generator.kb.model import Atlas, Entry
+
+RECENT_LIMIT = 100
+"""Changes on the Recent changes page and in the feed: the newest this many."""
+
+
+@dataclass(frozen=True)
+class Change:
+    date: str  # YYYY-MM-DD
+    entry: Entry
+    what: str
+    source: str | None
+    n: int  # its place in the entry's list, so two changes of a day stay apart
+
+
+def all_changes(atlas: Atlas) -> list[Change]:
+    """Every change of every entry, newest first (then by entry title, then as listed)."""
+    out = [Change(str(c["date"]), e, c["what"], c.get("source"), i)
+           for e in atlas.entries.values() for i, c in enumerate(e.get("changes") or ())]
+    return sorted(out, key=lambda c: (c.date, c.entry.title.casefold(), -c.n), reverse=True)
+
+
+def recent(atlas: Atlas, limit: int = RECENT_LIMIT) -> list[Change]:
+    return all_changes(atlas)[:limit]
+
+
+def last_change(e: Entry) -> dict | None:
+    """An entry's newest change, for its own page."""
+    changes = list(e.get("changes") or ())
+    return max(changes, key=lambda c: (str(c["date"]), changes.index(c))) if changes else None  # of a day, the last listed
