@@ -210,3 +210,17 @@ def test_calculator_hand_off_must_name_a_model(kb):
     docs, _ = load_tree(kb)
     out = [str(f) for f in validate(docs) if f.path.endswith("broken.yaml")]
     assert any("calculator: {model" not in o and "unknown model 'seed-engines-chapter'" in o for o in out), out
+
+
+def test_every_guide_answer_cites_a_source_a_reader_can_open():
+    """Answers keep the articles that made them, and each also cites a document a reader can
+    open and check: documentation, a benchmark, a paper (a source with an address that is not
+    one of the five starting articles)."""
+    from generator.pipeline import load_atlas
+
+    atlas = load_atlas(REPO)
+    checkable = {sid for sid, s in atlas.sources.items() if s.url and s.kind != "seed"}
+    answers = [(g.id, qid, o["id"], r["entry"], r["sources"]) for g in atlas.of_kind("guide")
+               for qid, q in g.get("questions").items() for o in q["options"] for r in o.get("recommend", ())]
+    assert len(answers) > 80
+    assert [a for a in answers if not set(a[4]) & checkable] == []

