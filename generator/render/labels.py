@@ -28,6 +28,14 @@ SPEC_LABELS = {
     "head_dim": ("Head dimension", ""), "hidden_size": ("Hidden size", ""), "context_length": ("Context length", "tokens"),
     "attention": ("Attention", ""), "kv_lora_rank": ("MLA latent width", ""), "rope_head_dim": ("MLA RoPE key width", ""),
     "full_attention_layers": ("Full-attention layers", ""), "kv_bytes_per_token": ("KV cache per token (16-bit)", "bytes"), "architecture": ("Architecture", ""),
+    "sliding_window": ("Local window", "tokens"), "sliding_layers": ("Local (windowed) layers", ""), "window_kind": ("Local attention", ""),
+    "linear_heads": ("Linear-attention value heads", ""), "linear_key_heads": ("Linear-attention key heads", ""),
+    "linear_key_dim": ("Linear-attention key width", ""), "linear_value_dim": ("Linear-attention value width", ""),
+    "experts_total": ("Routed experts per layer", ""), "experts_active": ("Experts per token", ""), "shared_experts": ("Shared experts", ""),
+    "intermediate_size": ("FFN width", ""), "moe_intermediate_size": ("Expert FFN width", ""), "vocab_size": ("Vocabulary", "tokens"),
+    "tie_word_embeddings": ("Output head tied to embeddings", ""), "license": ("Licence", ""),
+    "status": ("Status", ""), "release_date": ("Release date", ""), "msrp_usd": ("Launch price (MSRP)", "USD"),
+    "cloud_hourly_usd": ("Cloud price", "USD per hour"), "gpu_memory_default_gb": ("GPU share of memory by default", "GB"),
 }
 
 
@@ -40,6 +48,7 @@ VALUE_LABELS = {
     "mha": "Multi-head (MHA)", "gqa": "Grouped-query (GQA)", "mqa": "Multi-query (MQA)", "mla": "Multi-head latent (MLA)",
     "hybrid-linear": "Hybrid linear", "other": "Other", "dense": "Dense", "moe": "Mixture of experts (MoE)",
     "active": "Active", "maintenance": "Maintenance only", "deprecated": "Deprecated", "archived": "Archived",
+    "sliding": "Sliding window", "chunked": "Chunked", "shipping": "Shipping", "announced": "Announced",
 }
 
 
@@ -49,6 +58,8 @@ def label(value: Any) -> str:
 
 
 def fmt_value(value: Any, unit: str = "", key: str = "") -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
     if key == "release_year" and isinstance(value, (int, float)):
         return esc(str(int(value)))  # a year, not a quantity: 2022, not 2,022
     if isinstance(value, str) and not unit and value in VALUE_LABELS:
