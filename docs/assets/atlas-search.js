@@ -88,8 +88,39 @@
       var kind = docs[id].kind;
       return kind === "Decision guide" || kind === "Calculator" ? 4 : 1;
     } } : undefined).map(function (r) { return r.id; });
-    var same = exact[norm(q)];  // a title or alias typed in full comes first: "kv cache"
-    return same ? [same].concat(hits) : hits;
+    var same = exact[norm(q)] || closest(norm(q));  // a title or alias typed in full comes first: "kv cache",
+    return same ? [same].concat(hits.filter(function (id) { return id !== same; })) : hits;  // or nearly: "kv cahce"
+  }
+
+  /* The entry whose whole title or alias is within the typo budget of the whole query (one
+   * edit from 5 characters, two from 8; none for names with digits), nearest first: a misspelt "kv cahce" is the KV cache,
+   * not an entry whose longer name merely contains a word near "cahce". Only names of about
+   * the query's length are compared, so the cost stays small as the index grows. */
+  function closest(q) {
+    var budget = fuzzy(q), best = null, bestD = budget + 1;
+    if (!budget || /\d/.test(q)) return null;  // H100 and A100 are one edit apart and two devices
+    Object.keys(exact).forEach(function (name) {
+      if (Math.abs(name.length - q.length) > budget) return;
+      var d = distance(q, name, bestD);
+      if (d < bestD || (d === bestD && best !== null && name < best)) { bestD = d; best = name; }
+    });
+    return best === null || bestD > budget ? null : exact[best];
+  }
+
+  function distance(a, b, stop) {  /* Levenshtein, abandoned once every cell of a row is past `stop` */
+    var prev = [], cur, i, j;
+    for (j = 0; j <= b.length; j++) prev[j] = j;
+    for (i = 1; i <= a.length; i++) {
+      cur = [i];
+      var low = i;
+      for (j = 1; j <= b.length; j++) {
+        cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+        if (cur[j] < low) low = cur[j];
+      }
+      if (low > stop) return low;
+      prev = cur;
+    }
+    return prev[b.length];
   }
 
   function norm(s) {
