@@ -111,3 +111,17 @@ def test_an_moe_entry_without_expert_counts_gives_no_batch_figure_rather_than_a_
     m = ModelSpec("m", "Some MoE", 100, 10, 40, 8, 128, "gqa")
     assert estimate(m, H100, 4, 4096, 1).decode_tps is not None
     assert estimate(m, H100, 4, 4096, 8).decode_tps is None
+
+
+def test_a_level_for_one_part_of_a_model_is_not_offered_as_a_whole_model_format(atlas):
+    """EXL2's output-head setting (6.3 bits) is a level of one tensor, not a format a whole
+    model is quantized to: the calculator's list and atlas fit leave it out; the EXL2 entry
+    keeps it in its table."""
+    from generator.knowledge.calc import formats
+    from generator.pages.calculator import format_groups
+
+    labels = [o["label"] for g in format_groups(atlas) for o in g["options"]]
+    assert "5.0 bpw" in labels and not [x for x in labels if "output head" in x]
+    assert "output head (default 6-bit)" not in formats(atlas)
+    part = [v for v in atlas.entries["exl2"].get("variants") if v.get("scope") == "output-head"]
+    assert part and part[0]["bits_per_weight"] == 6.3

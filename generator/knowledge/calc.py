@@ -146,7 +146,8 @@ def formats(atlas: Atlas) -> dict[str, tuple[float, str, str]]:
             for name in (e.id, e.title, *e.aliases):
                 out.setdefault(name.casefold(), (float(f["value"]), e.title, f["source"]))
         for var in e.get("variants") or ():
-            out.setdefault(var["name"].casefold(), (float(var["bits_per_weight"]), var["name"], var["source"]))
+            if var.get("scope", "model") == "model":  # not a level for one part, such as EXL2's output head
+                out.setdefault(var["name"].casefold(), (float(var["bits_per_weight"]), var["name"], var["source"]))
     return out
 
 

@@ -86,6 +86,8 @@ def format_groups(atlas: Atlas) -> list[dict]:
             options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short})
             seen.add(e.title.casefold())
         for var in e.get("variants") or ():
+            if var.get("scope", "model") != "model":  # a level for one part (EXL2's output head) is no whole-model format
+                continue
             key = var["name"].casefold()
             if key in seen:
                 continue
