@@ -42,12 +42,17 @@ class Reading:
     params_active_b: float = 0.0
 
 
+def _refuse_constant(name: str):
+    """json's NaN, Infinity and -Infinity are not numbers a config holds."""
+    raise CalcError(f"{name} is not a number a config holds")
+
+
 def parse(text: str) -> dict:
     """The config as a dict, or a CalcError saying what is wrong with the text."""
     if len(text.encode("utf-8")) > MAX_BYTES:
         raise CalcError(f"that is {len(text.encode('utf-8')):,} bytes; a config.json is at most {MAX_BYTES:,}")
     try:
-        data = json.loads(text, parse_constant=lambda c: (_ for _ in ()).throw(CalcError(f"{c} is not a number a config holds")))
+        data = json.loads(text, parse_constant=_refuse_constant)
     except json.JSONDecodeError as e:
         raise CalcError(f"not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}") from None
     if not isinstance(data, dict):

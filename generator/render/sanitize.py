@@ -66,7 +66,13 @@ def _attribute(tag: str, attr: str, value: str) -> str:
 def clean(html: str) -> str:
     """The page content with every tag, attribute and URL scheme outside the lists removed
     (a removed tag's text stays; script and style lose their content too)."""
-    return nh3.clean(html, tags=TAGS, attributes=ATTRIBUTES, generic_attribute_prefixes=PREFIXES,
+    return _nh3(html, TAGS, ATTRIBUTES)
+
+
+def _nh3(html: str, tags, attributes) -> str:
+    """The one call of nh3 with the allow-list's schemes, prefixes and style properties;
+    the page sanitizer and the Markdown export differ only in tags and attributes."""
+    return nh3.clean(html, tags=tags, attributes=attributes, generic_attribute_prefixes=PREFIXES,
                      url_schemes=URL_SCHEMES, link_rel=None, filter_style_properties=STYLE_PROPERTIES,
                      attribute_filter=_attribute, strip_comments=True)
 
@@ -100,9 +106,7 @@ _ATTR_TOKEN_RE = re.compile(r"""(?P<key>[^\s=}'"]+)=(?:"(?P<dq>[^"]*)"|'(?P<sq>[
 def _clean_one(tag: str, name: str) -> str:
     before, after = _CONTEXT.get(name, ("", ""))
     closing = "" if name in _VOID else f"</{name}>"
-    out = nh3.clean(before + tag + closing + after, tags=_MD_TAGS, attributes=_MD_ATTRIBUTES,
-                    generic_attribute_prefixes=PREFIXES, url_schemes=URL_SCHEMES, link_rel=None,
-                    filter_style_properties=STYLE_PROPERTIES, attribute_filter=_attribute, strip_comments=True)
+    out = _nh3(before + tag + closing + after, _MD_TAGS, _MD_ATTRIBUTES)
     m = re.search(rf"<{name}\b[^>]*>", out, re.I)
     if not m:
         return ""
