@@ -2,7 +2,7 @@
 
 import pytest
 
-from generator.knowledge.calc import CalcError, DeviceSpec, ModelSpec, estimate
+from generator.knowledge.calc import CalcError, DeviceSpec, ModelSpec, cost, custom_device, estimate
 
 # Llama 3.1 8B: 8.03B parameters, 32 layers, 8 KV heads of width 128 (its config.json).
 LLAMA_8B = ModelSpec("llama-3-1-8b", "Llama 3.1 8B", 8.03, 8.03, 32, 8, 128, "gqa", context_length=131072)
@@ -108,3 +108,51 @@ def test_a_model_that_does_not_fit_gets_devices_needed_and_offload_not_a_decode_
     assert round(e.split_decode_tps, 3) == 30.0
     assert round(e.offload_decode_tps, 2) == round(1 / (3 / 100 + 7 / 50), 2)
     assert "tensor throughput (TFLOPS) unknown: no prefill ceiling" in e.missing
+
+
+def test_dollars_per_million_tokens_and_tokens_per_joule_worked_by_hand():
+    """Llama 3.1 8B in FP16 at 8,192 tokens on an H100 SXM (700 W) rented at $2.00 an hour,
+    with electricity at $0.25/kWh on top: 700 W for an hour is 0.7 kWh, $0.175, so $2.175 an hour.
+    One stream decodes at most 3,350e9 / (16.06e9 + 1,073,741,824) = 195.52 tok/s, which is
+    703,879 tokens an hour: $2.175 / 0.703879 = $3.090 per million; 195.52 / 700 = 0.2793 tok/J."""
+    h100 = DeviceSpec("h100", "H100 SXM", 80, 3350, {"fp16": 989.4}, tdp_w=700)
+    batch = estimate(LLAMA_8B, h100, bits=16, tokens=8192, sequences=4)
+    one = estimate(LLAMA_8B, h100, bits=16, tokens=8192, sequences=1)
+    c = cost(batch, h100, hourly_usd=2.0, kwh_usd=0.25, single=one)
+    assert c.hourly_usd == pytest.approx(2.175)
+    tps = 3350e9 / (16.06e9 + 131072 * 8192)
+    assert c.output_usd_per_m == pytest.approx(2.175 / (tps * 3600) * 1e6) and 3.08 < c.output_usd_per_m < 3.10
+    assert c.tokens_per_joule == pytest.approx(tps / 700)
+    # Four sequences share each weight read: more tokens an hour for the same dollars.
+    assert c.batch_output_usd_per_m == pytest.approx(2.175 / (batch.decode_total_tps * 3600) * 1e6)
+    assert c.batch_output_usd_per_m < c.output_usd_per_m / 3
+    # Prompt tokens at the prefill ceiling, 989.4e12 / (2 x 8.03e9) = 61,606 tok/s: $0.0098 per million.
+    assert c.input_usd_per_m == pytest.approx(2.175 / (989.4e12 / (2 * 8.03e9) * 3600) * 1e6)
+    # No price and no electricity: no dollars, but tokens per joule from the TDP alone.
+    bare = cost(one, h100)
+    assert bare.output_usd_per_m is None and bare.tokens_per_joule == pytest.approx(tps / 700)
+
+
+def test_a_split_model_pays_for_every_device_it_needs():
+    # DeepSeek-V3 at 8 bits needs ten H100s: ten device-hours and ten boards' power per hour.
+    h100 = DeviceSpec("h100", "H100 SXM", 80, 3350, {"fp16": 989.4}, tdp_w=700)
+    e = estimate(DSV3, h100, bits=8, tokens=1)
+    c = cost(e, h100, hourly_usd=3.0)
+    assert c.devices == 10 and c.hourly_usd == pytest.approx(30.0) and c.watts == 7000
+    assert c.output_usd_per_m == pytest.approx(30.0 / (e.split_decode_tps * 3600) * 1e6)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"hourly_usd": -1.0}, "between 0 and"), ({"kwh_usd": float("nan")}, "between 0 and"),
+])
+def test_bad_prices_are_refused(kwargs, message):
+    e = estimate(LLAMA_8B, H100_SXM, bits=16, tokens=1)
+    with pytest.raises(CalcError, match=message):
+        cost(e, H100_SXM, **kwargs)
+
+
+def test_a_device_of_your_own_is_checked():
+    d = custom_device(48, 864, 362)
+    assert d.tflops == {"fp16": 362} and d.title == "Your device"
+    with pytest.raises(CalcError, match="--bandwidth = 0 must be"):
+        custom_device(48, 0)

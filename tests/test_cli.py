@@ -132,3 +132,27 @@ def test_terms_used_but_not_defined_fail_check_unless_allowed(tmp_path):
     (root / "graph/allowed.yaml").write_text("orphans: {}\nundefined:\n  Gone: no longer used\n  QXLink: accepted\n")
     r = run([ATLAS, "--root", str(root), "check"], cwd=root)
     assert r.returncode == 0 and "'Gone' is listed under undefined" in r.stderr
+
+
+def test_fit_prices_a_device_of_your_own_per_million_tokens():
+    """A reader's own card (48 GB, 864 GB/s, 362 TFLOPS, 350 W) at $1 an hour: Llama 3.1 8B in
+    FP16 at 4,096 tokens decodes at most 864e9 / (16.06e9 + 536,870,912) = 52.06 tok/s, so a
+    million output tokens cost at least $1 / (52.06 x 3,600) x 10^6 = $5.34, and a joule buys 0.149 of them."""
+    out = run([ATLAS, "fit", "llama-3-1-8b", "--memory", "48", "--bandwidth", "864", "--tflops", "362", "--watts", "350",
+               "--price-per-hour", "1", "--json"], cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    (row,) = json.loads(out.stdout)["devices"]
+    assert row["title"] == "Your device" and row["fits"] is True
+    tps = 864e9 / (8.03e9 * 2 + 131072 * 4096)
+    assert row["cost"]["output_usd_per_m"] == round(1 / (tps * 3600) * 1e6, 6) and 5.335 < row["cost"]["output_usd_per_m"] < 5.337
+    assert abs(row["cost"]["tokens_per_joule"] - tps / 350) < 1e-6
+    text = run([ATLAS, "fit", "llama-3-1-8b", "--memory", "48", "--bandwidth", "864", "--price-per-hour", "1"], cwd=REPO).stdout
+    assert "Your device" in text and "$5.34" in text
+
+
+def test_fit_refuses_half_a_device_and_bad_prices():
+    half = run([ATLAS, "fit", "llama-3-1-8b", "--memory", "48"], cwd=REPO)
+    assert half.returncode == 2 and "needs both --memory GB and --bandwidth GB/s" in half.stderr
+    bad = run([ATLAS, "fit", "llama-3-1-8b", "--device", "H100 SXM", "--price-per-hour", "-3"], cwd=REPO)
+    assert bad.returncode == 2 and "between 0 and" in bad.stderr
+    assert run([ATLAS, "fit", "llama-3-1-8b", "--kwh-price", "nan"], cwd=REPO).returncode == 2

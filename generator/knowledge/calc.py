@@ -116,6 +116,9 @@ class DeviceSpec:
     memory_gb: float | None
     bandwidth_gbs: float | None
     tflops: dict[str, float]  # precision -> dense TFLOPS
+    tdp_w: float | None = None  # board power (TDP/TBP) as the vendor states it
+    hourly_usd: float | None = None  # the entry's on-demand price per device-hour at one named cloud
+    hourly_note: str | None = None  # which cloud, instance and region, and when the price was read
 
 
 def model_spec(e: Entry) -> ModelSpec:
@@ -134,7 +137,20 @@ def device_spec(e: Entry) -> DeviceSpec:
     s = e.get("specs") or {}
     v = lambda k: s[k]["value"] if k in s else None  # noqa: E731
     tflops = {p: v(f"{p}_tflops") for p in ("fp4", "fp8", "fp16", "bf16") if v(f"{p}_tflops")}
-    return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops)
+    price = s.get("cloud_hourly_usd") or {}
+    note = "; ".join(x for x in (price.get("note"), f"read {price['checked']}" if price.get("checked") else None) if x) or None
+    return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops,
+                      tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note)
+
+
+def custom_device(memory_gb: float, bandwidth_gbs: float, tflops: float | None = None, tdp_w: float | None = None) -> DeviceSpec:
+    """A device the atlas does not hold, from the reader's figures (dense 16-bit TFLOPS)."""
+    for name, value, top in (("memory", memory_gb, 100_000), ("bandwidth", bandwidth_gbs, 1_000_000),
+                             ("tflops", tflops, 1_000_000), ("watts", tdp_w, 1_000_000)):
+        if value is not None and not (math.isfinite(value) and 0 < value <= top):
+            raise CalcError(f"--{name} = {value:g} must be a number above 0 and at most {top:,}")
+    return DeviceSpec(id="custom", title="Your device", memory_gb=memory_gb, bandwidth_gbs=bandwidth_gbs,
+                      tflops={"fp16": tflops} if tflops else {}, tdp_w=tdp_w)
 
 
 def formats(atlas: Atlas) -> dict[str, tuple[float, str, str]]:
@@ -323,6 +339,68 @@ def decode_ceiling(m: ModelSpec, d: DeviceSpec, bits: float, tokens: int, kv_bit
         return None
     per_step = read_b * 1e9 * bits / 8 + m.kv_bytes(tokens, kv_bits) * batch
     return batch * d.bandwidth_gbs * 1e9 / per_step
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What a million tokens costs and how many tokens a joule buys at the ceilings of an
+    Estimate: floors on cost, as the speeds are ceilings. A model split over N devices pays
+    for N and draws N boards' power."""
+
+    devices: int
+    hourly_usd: float | None  # all the devices together, rent + electricity
+    price: str | None  # where the rent came from: "yours", or the entry's cloud note
+    watts: float | None  # the boards' TDP together
+    output_usd_per_m: float | None  # one sequence at its decode ceiling
+    batch_output_usd_per_m: float | None  # all sequences together
+    input_usd_per_m: float | None  # prompt tokens at the prefill ceiling
+    tokens_per_joule: float | None
+    batch_tokens_per_joule: float | None
+    input_tokens_per_joule: float | None
+
+    def as_dict(self) -> dict:
+        return {k: round(v, 6) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+
+
+JOULES_PER_KWH = 3.6e6
+PRICE_LIMITS = {"hourly_usd": 10_000.0, "kwh_usd": 100.0}
+
+
+def cost(e: Estimate, d: DeviceSpec, hourly_usd: float | None = None, kwh_usd: float | None = None,
+         single: Estimate | None = None) -> Cost:
+    """Dollars per million tokens = dollars per hour / (tokens per second x 3,600) x 10^6,
+    with the hour priced at the reader's rent (else the entry's cloud price) plus, given an
+    electricity price, the board's TDP for that hour; tokens per joule = tokens per second / watts.
+    One stream is the device serving one sequence alone (`single`: the estimate at one
+    sequence, needed when `e` is for several); the batch is all of `e`'s sequences together."""
+    if single is None:
+        if e.sequences != 1:
+            raise ValueError("cost of one stream needs the one-sequence estimate (single=...)")
+        single = e
+    for name, value in (("hourly_usd", hourly_usd), ("kwh_usd", kwh_usd)):
+        if value is not None and not (math.isfinite(value) and 0 <= value <= PRICE_LIMITS[name]):
+            raise CalcError(f"{name} = {value:g} must be between 0 and {PRICE_LIMITS[name]:,g} US dollars")
+    split = e.fits is False
+    n = (e.devices_needed or 1) if split else 1
+    one = single.split_decode_tps if single.fits is False else single.decode_tps
+    total = (e.split_decode_tps * e.sequences if e.split_decode_tps else None) if split else e.decode_total_tps
+    prefill = e.prefill_tps * n if e.prefill_tps else None
+    rent = hourly_usd if hourly_usd is not None else d.hourly_usd
+    price = "yours" if hourly_usd is not None else (d.hourly_note or "the entry's cloud price") if d.hourly_usd else None
+    power = d.tdp_w * kwh_usd * 3600 / JOULES_PER_KWH if kwh_usd is not None and d.tdp_w else None
+    hourly = (rent or 0) + (power or 0) if rent is not None or power is not None else None
+    hourly = hourly * n if hourly is not None else None
+    watts = d.tdp_w * n if d.tdp_w else None
+
+    def per_m(tps):
+        return hourly / (tps * 3600) * 1e6 if hourly is not None and tps else None
+
+    def per_j(tps):
+        return tps / watts if watts and tps else None
+
+    return Cost(devices=n, hourly_usd=hourly, price=price, watts=watts, output_usd_per_m=per_m(one),
+                batch_output_usd_per_m=per_m(total), input_usd_per_m=per_m(prefill), tokens_per_joule=per_j(one),
+                batch_tokens_per_joule=per_j(total), input_tokens_per_joule=per_j(prefill))
 
 
 MEASURED_BITS = 16

@@ -1,4 +1,5 @@
-"""The `atlas` command: the same stages as the site build, for authors and scripts.
+"""The `atlas` command: the same stages as the site build, for authors and scripts. Each
+command with a report of its own has a module here (fit.py); common.py holds what they share.
 
 Exit codes: 0 ok, 1 findings (nothing wrong with the input, but the answer is "no": an
 unknown term, no path), 2 bad input or usage (validation errors, bad arguments).
@@ -7,8 +8,6 @@ unknown term, no path), 2 bad input or usage (validation errors, bad arguments).
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
 from pathlib import Path
@@ -16,29 +15,11 @@ from typing import Sequence
 
 from generator.kb.findings import AtlasError
 from generator.kb.model import Atlas, Entry
-from generator.pipeline import find_root, load_atlas
+from generator.pipeline import find_root
 from generator.kb.validate import normalise
 
-EXIT_OK, EXIT_FINDINGS, EXIT_BAD_INPUT = 0, 1, 2
-
-
-def _finite(text: str) -> float:
-    """A number option: NaN and infinity are refused (usage error, exit 2)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"'{text}' is not a finite number")
-    return value
-
-
-def _print_json(value) -> None:
-    print(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True))
-
-
-def _load(args) -> Atlas:
-    return load_atlas(Path(args.root) if args.root else find_root())
+from generator.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, _finite, _load, _plain, _print_json
+from generator.cli.fit import cmd_fit
 
 
 def entry_json(e: Entry) -> dict:
@@ -330,121 +311,6 @@ def cmd_compare(args) -> int:
     return EXIT_OK
 
 
-def _plain(text: str) -> str:
-    """Text for a terminal: no control characters (escape sequences), whatever the data."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
-
-
-def cmd_fit(args) -> int:
-    import dataclasses
-
-    from generator.knowledge.calc import HOST_BANDWIDTH_GBS, MEASURED_BITS, CalcError, bits_for, device_spec, estimate, measured_for, model_spec, pick, prefill_for
-
-    atlas = _load(args)
-    reading = None
-    try:
-        if bool(args.config) == bool(args.model):
-            raise CalcError("name a model from the atlas, or give --config config.json, not both")
-        if args.config:
-            from generator.knowledge.shape import read_text
-
-            path = Path(args.config)
-            if not path.is_file():
-                raise CalcError(f"{args.config}: no such file")
-            reading = read_text(path.read_text(encoding="utf-8", errors="replace"), name=f"{path.name} (your model)")
-            model = reading.spec
-        else:
-            model = model_spec(pick(atlas, args.model, "model"))
-        bits, label = bits_for(atlas, args.format, args.bits)
-        devices = [pick(atlas, d, "hardware") for d in args.device] if args.device else [
-            e for e in atlas.of_kind("hardware") if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
-        rows = [(d, estimate(model, device_spec(d), bits, args.context, args.concurrency, args.kv_bits, args.overhead))
-                for d in devices]
-    except CalcError as exc:
-        print(f"atlas fit: {exc}", file=sys.stderr)
-        return EXIT_BAD_INPUT
-    # This project's measurement of the pair (bench/gpu/results), one sequence at the measured
-    # context nearest --context, in 16-bit weights and KV cache: beside the ceiling, not instead.
-    measured = {d.id: measured_for(atlas, model.id, d.id, args.context) for d, _ in rows}
-    prefilled = {d.id: prefill_for(atlas, model.id, d.id, args.context) for d, _ in rows}  # prompt length nearest --context
-    comparable = bits == MEASURED_BITS and args.kv_bits == MEASURED_BITS
-    if args.json:
-        def with_measured(d, e) -> dict:
-            got = measured[d.id]
-            extra = dict(got.as_dict(), bits=MEASURED_BITS, kv_bits=MEASURED_BITS, source_title=atlas.sources[got.source].title, comparable=comparable) if got else None
-            pre = prefilled[d.id]
-            pre = dict(dataclasses.asdict(pre), source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
-            return dict(e.as_dict(), title=d.title, measured=extra, measured_prefill=pre)
-        shape = ({"config": args.config, "params_total_b": round(reading.params_total_b, 3),
-                  "params_active_b": round(reading.params_active_b, 3), "attention": model.attention,
-                  "used": reading.used, "missing": reading.missing} if reading else None)
-        _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
-                     "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
-                     "devices": [with_measured(d, e) for d, e in rows]})
-        return EXIT_OK
-    first = rows[0][1] if rows else None
-    print(f"{model.title} in {label}: {args.concurrency} x {args.context:,} tokens, KV cache in {args.kv_bits:g}-bit")
-    if reading:
-        active = f", {reading.params_active_b:,.2f}B active" if model.active_b != model.params_b else ""
-        print(f"  counted from the config: {reading.params_total_b:,.2f}B parameters{active}, {model.layers} layers, "
-              f"attention {model.attention}" + (f", {model.sliding_layers} layers windowed at {model.sliding_window:,}" if model.sliding_window else ""))
-        print(f"  fields read: {', '.join(reading.used)}")
-        for m in reading.missing:
-            print(f"  not in the config: {m}")
-    if first:
-        print(f"  weights {first.weights_gb:.1f} GB + KV cache {first.kv_gb:.1f} GB + overhead {first.overhead_gb:.1f} GB"
-              f" = {first.total_gb:.1f} GB")
-    many = args.concurrency > 1
-    print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12}" + (f" {'all ' + str(args.concurrency):>14}" if many else "")
-          + f" {'prefill max':>13}")
-    notes: list[str] = []
-    for d, e in rows:
-        mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
-        fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x")
-        dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
-        pre = (f"{e.prefill_tps:,.0f} tok/s" + ("" if e.prefill_precision in ("fp16", "bf16") else f" ({e.prefill_precision.upper()})")
-               if e.prefill_tps else "-")
-        total = (f"{e.decode_total_tps:,.0f} tok/s" + ("*" if e.decode_bound == "compute" else "")) if e.decode_total_tps else "-"
-        print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12}" + (f" {total:>14}" if many else "") + f" {pre:>13}")
-        if e.decode_bound == "compute":
-            notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
-                         "sets the decode ceiling (2 FLOP per active parameter per token).")
-        if e.fits is False:
-            line = (f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB. Split over "
-                    f"{e.devices_needed} of them (tensor parallelism)")
-            if e.split_decode_tps:
-                line += (f", decode at most {e.split_decode_tps:,.0f} tok/s before the traffic between the cards "
-                         f"(a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe); or keep {e.memory_gb:g} GB on the card and offload "
-                         f"{e.offload_gb:.1f} GB to system memory (read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 "
-                         f"channels): at most {e.offload_decode_tps:,.1f} tok/s")
-            notes.append(line + ".")
-        for why in e.missing:
-            notes.append(f"  {_plain(d.title)}: {why}.")
-        got = measured[d.id]
-        if got and comparable:
-            ran = (f"{got.layers_built} of {got.layers} layers run, per-layer time scaled to {got.layers}" if got.slice
-                   else f"all {got.layers} layers")
-            ceiling = f"{got.ceiling_tps:,.1f}" if got.ratio and got.ceiling_tps < 100 else f"{got.ceiling_tps or 0:,.0f}"
-            ratio = f", {got.ratio:.2f} of the {ceiling} tok/s ceiling at that context" if got.ratio else ""
-            notes.append(f"  {_plain(d.title)}: measured by this project {got.tokens_per_s:,.1f} tok/s for one sequence at "
-                         f"{got.context:,} tokens{ratio} ({ran}; BF16, random weights, plain PyTorch, not a serving "
-                         f"engine). Source: {_plain(atlas.sources[got.source].title)}, {got.record}.")
-        pre = prefilled[d.id]
-        if pre and comparable:
-            notes.append(f"  {_plain(d.title)}: prefill measured by this project {pre.tokens_per_s:,.0f} tok/s for a "
-                         f"{pre.prompt:,}-token prompt (first token in {pre.ttft_s * 1000:,.0f} ms)"
-                         + (f", {pre.ratio:.2f} of the {pre.ceiling_tps:,.0f} tok/s prefill ceiling" if pre.ratio else "") + ".")
-        if got and not comparable:
-            notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
-                         f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
-    if notes:
-        print()
-        print("\n".join(dict.fromkeys(notes)))
-    print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
-          "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
-    return EXIT_OK
-
-
 def cmd_stale(args) -> int:
     """What is due for a re-check (kb/freshness.py): exit 1 when anything is, 0 when nothing."""
     from generator.kb.freshness import REVIEW_MONTHS, due
@@ -546,6 +412,12 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--concurrency", type=int, default=1, help="sequences served at once (default 1)")
     s.add_argument("--kv-bits", type=_finite, default=16, help="bits per KV-cache value (default 16)")
     s.add_argument("--overhead", type=_finite, default=0.10, help="activations and runtime, as a fraction of weights + cache")
+    s.add_argument("--price-per-hour", type=_finite, metavar="USD", help="what one device-hour costs you (default: the entry's cloud price, if any)")
+    s.add_argument("--kwh-price", type=_finite, metavar="USD", help="electricity per kWh, charged for the board's TDP")
+    s.add_argument("--memory", type=_finite, metavar="GB", help="a device the atlas does not hold: its memory")
+    s.add_argument("--bandwidth", type=_finite, metavar="GBPS", help="... its memory bandwidth in GB/s")
+    s.add_argument("--tflops", type=_finite, metavar="T", help="... its dense 16-bit tensor TFLOPS (optional)")
+    s.add_argument("--watts", type=_finite, metavar="W", help="... its board power (optional)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_fit)
 

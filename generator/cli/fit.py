@@ -1,0 +1,180 @@
+"""`atlas fit`: memory, speed, cost and energy of a model on devices, in the terminal or as JSON."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from generator.cli.common import EXIT_BAD_INPUT, EXIT_OK, _load, _plain, _print_json
+
+
+def cmd_fit(args) -> int:
+    import dataclasses
+
+    from generator.knowledge.calc import (
+        HOST_BANDWIDTH_GBS,
+        MEASURED_BITS,
+        CalcError,
+        bits_for,
+        cost,
+        custom_device,
+        device_spec,
+        estimate,
+        measured_for,
+        model_spec,
+        pick,
+        prefill_for,
+    )
+
+    atlas = _load(args)
+    reading = None
+    try:
+        if bool(args.config) == bool(args.model):
+            raise CalcError("name a model from the atlas, or give --config config.json, not both")
+        if args.config:
+            from generator.knowledge.shape import read_text
+
+            path = Path(args.config)
+            if not path.is_file():
+                raise CalcError(f"{args.config}: no such file")
+            reading = read_text(path.read_text(encoding="utf-8", errors="replace"), name=f"{path.name} (your model)")
+            model = reading.spec
+        else:
+            model = model_spec(pick(atlas, args.model, "model"))
+        bits, label = bits_for(atlas, args.format, args.bits)
+        own = None
+        if args.memory is not None or args.bandwidth is not None or args.tflops is not None or args.watts is not None:
+            if args.memory is None or args.bandwidth is None:
+                raise CalcError("a device of your own needs both --memory GB and --bandwidth GB/s (--tflops and --watts are optional)")
+            own = custom_device(args.memory, args.bandwidth, args.tflops, args.watts)
+        devices = [device_spec(pick(atlas, d, "hardware")) for d in args.device] if args.device else [] if own else [
+            device_spec(e) for e in atlas.of_kind("hardware")
+            if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
+        devices = ([own] if own else []) + devices
+        rows = [(d, estimate(model, d, bits, args.context, args.concurrency, args.kv_bits, args.overhead)) for d in devices]
+        costs = {d.id: cost(e, d, args.price_per_hour, args.kwh_price,
+                            single=e if args.concurrency == 1 else estimate(model, d, bits, args.context, 1, args.kv_bits, args.overhead))
+                 for d, e in rows}
+    except CalcError as exc:
+        print(f"atlas fit: {exc}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    # This project's measurement of the pair (bench/gpu/results), one sequence at the measured
+    # context nearest --context, in 16-bit weights and KV cache: beside the ceiling, not instead.
+    measured = {d.id: measured_for(atlas, model.id, d.id, args.context) for d, _ in rows}
+    prefilled = {d.id: prefill_for(atlas, model.id, d.id, args.context) for d, _ in rows}  # prompt length nearest --context
+    comparable = bits == MEASURED_BITS and args.kv_bits == MEASURED_BITS
+    if args.json:
+        def with_measured(d, e) -> dict:
+            got = measured[d.id]
+            extra = dict(got.as_dict(), bits=MEASURED_BITS, kv_bits=MEASURED_BITS, source_title=atlas.sources[got.source].title, comparable=comparable) if got else None
+            pre = prefilled[d.id]
+            pre = dict(dataclasses.asdict(pre), source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
+            return dict(e.as_dict(), title=d.title, measured=extra, measured_prefill=pre, cost=costs[d.id].as_dict())
+        shape = ({"config": args.config, "params_total_b": round(reading.params_total_b, 3),
+                  "params_active_b": round(reading.params_active_b, 3), "attention": model.attention,
+                  "used": reading.used, "missing": reading.missing} if reading else None)
+        _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
+                     "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
+                     "price_per_hour": args.price_per_hour, "kwh_price": args.kwh_price,
+                     "devices": [with_measured(d, e) for d, e in rows]})
+        return EXIT_OK
+    first = rows[0][1] if rows else None
+    print(f"{model.title} in {label}: {args.concurrency} x {args.context:,} tokens, KV cache in {args.kv_bits:g}-bit")
+    if reading:
+        active = f", {reading.params_active_b:,.2f}B active" if model.active_b != model.params_b else ""
+        print(f"  counted from the config: {reading.params_total_b:,.2f}B parameters{active}, {model.layers} layers, "
+              f"attention {model.attention}" + (f", {model.sliding_layers} layers windowed at {model.sliding_window:,}" if model.sliding_window else ""))
+        print(f"  fields read: {', '.join(reading.used)}")
+        for m in reading.missing:
+            print(f"  not in the config: {m}")
+    if first:
+        print(f"  weights {first.weights_gb:.1f} GB + KV cache {first.kv_gb:.1f} GB + overhead {first.overhead_gb:.1f} GB"
+              f" = {first.total_gb:.1f} GB")
+    many = args.concurrency > 1
+    print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12}" + (f" {'all ' + str(args.concurrency):>14}" if many else "")
+          + f" {'prefill max':>13}")
+    notes: list[str] = []
+    for d, e in rows:
+        mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
+        fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x")
+        dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
+        pre = (f"{e.prefill_tps:,.0f} tok/s" + ("" if e.prefill_precision in ("fp16", "bf16") else f" ({e.prefill_precision.upper()})")
+               if e.prefill_tps else "-")
+        total = (f"{e.decode_total_tps:,.0f} tok/s" + ("*" if e.decode_bound == "compute" else "")) if e.decode_total_tps else "-"
+        print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12}" + (f" {total:>14}" if many else "") + f" {pre:>13}")
+        if e.decode_bound == "compute":
+            notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
+                         "sets the decode ceiling (2 FLOP per active parameter per token).")
+        if e.fits is False:
+            line = (f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB. Split over "
+                    f"{e.devices_needed} of them (tensor parallelism)")
+            if e.split_decode_tps:
+                line += (f", decode at most {e.split_decode_tps:,.0f} tok/s before the traffic between the cards "
+                         f"(a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe); or keep {e.memory_gb:g} GB on the card and offload "
+                         f"{e.offload_gb:.1f} GB to system memory (read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 "
+                         f"channels): at most {e.offload_decode_tps:,.1f} tok/s")
+            notes.append(line + ".")
+        for why in e.missing:
+            notes.append(f"  {_plain(d.title)}: {why}.")
+        got = measured[d.id]
+        if got and comparable:
+            ran = (f"{got.layers_built} of {got.layers} layers run, per-layer time scaled to {got.layers}" if got.slice
+                   else f"all {got.layers} layers")
+            ceiling = f"{got.ceiling_tps:,.1f}" if got.ratio and got.ceiling_tps < 100 else f"{got.ceiling_tps or 0:,.0f}"
+            ratio = f", {got.ratio:.2f} of the {ceiling} tok/s ceiling at that context" if got.ratio else ""
+            notes.append(f"  {_plain(d.title)}: measured by this project {got.tokens_per_s:,.1f} tok/s for one sequence at "
+                         f"{got.context:,} tokens{ratio} ({ran}; BF16, random weights, plain PyTorch, not a serving "
+                         f"engine). Source: {_plain(atlas.sources[got.source].title)}, {got.record}.")
+        pre = prefilled[d.id]
+        if pre and comparable:
+            notes.append(f"  {_plain(d.title)}: prefill measured by this project {pre.tokens_per_s:,.0f} tok/s for a "
+                         f"{pre.prompt:,}-token prompt (first token in {pre.ttft_s * 1000:,.0f} ms)"
+                         + (f", {pre.ratio:.2f} of the {pre.ceiling_tps:,.0f} tok/s prefill ceiling" if pre.ratio else "") + ".")
+        if got and not comparable:
+            notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
+                         f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
+    if notes:
+        print()
+        print("\n".join(dict.fromkeys(notes)))
+    _print_costs(rows, costs, args)
+    print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
+          "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
+    return EXIT_OK
+
+
+def _usd(x: float | None) -> str:
+    return "-" if x is None else f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
+
+
+def _per_j(x: float | None) -> str:
+    return "-" if x is None else f"{x:,.2f}" if x < 10 else f"{x:,.0f}"
+
+
+def _print_costs(rows, costs, args) -> None:
+    """Dollars per million tokens and tokens per joule at the ceilings (calc.cost): floors,
+    as the speeds are ceilings. Shown where a price or a TDP exists."""
+    shown = [(d, costs[d.id]) for d, _ in rows if costs[d.id].hourly_usd is not None or costs[d.id].watts]
+    if not shown:
+        if args.price_per_hour is None and args.kwh_price is None:
+            print("\n  Cost: give --price-per-hour USD (what a device-hour costs you) or --kwh-price USD (electricity)"
+                  " for dollars per million tokens.")
+        return
+    many = args.concurrency > 1
+    print(f"\n  Cost and energy at those ceilings (floors: real engines are slower, so they cost more per token)")
+    print(f"  {'device':34} {'$/hour':>9} {'$/M 1 out':>9}" + (f" {'all ' + str(args.concurrency):>9}" if many else "")
+          + f" {'$/M in':>9} {'tok/J 1':>10}" + (f" {'all':>9}" if many else "") + f" {'tok/J in':>9}")
+    for d, c in shown:
+        print(f"  {_plain(d.title)[:34]:34} {_usd(c.hourly_usd):>9} {_usd(c.output_usd_per_m):>9}"
+              + (f" {_usd(c.batch_output_usd_per_m):>9}" if many else "") + f" {_usd(c.input_usd_per_m):>9}"
+              + f" {_per_j(c.tokens_per_joule):>10}" + (f" {_per_j(c.batch_tokens_per_joule):>9}" if many else "")
+              + f" {_per_j(c.input_tokens_per_joule):>9}")
+    print("  $/hour: " + ("your --price-per-hour" if args.price_per_hour is not None else "the entry's cloud price where it has one")
+          + (f" plus electricity at ${args.kwh_price:g}/kWh for the board's TDP" if args.kwh_price is not None else "")
+          + "; per device, times the devices a split needs.\n  $/M 1 out: output tokens of one stream served alone; "
+          + (f"all {args.concurrency}: of the {args.concurrency} sequences together; " if many else "")
+          + "$/M in: prompt tokens at the prefill ceiling. tok/J: tokens per joule at the board's TDP.")
+    for d, c in shown:
+        if c.price and c.price != "yours":
+            print(f"  {_plain(d.title)}: price {_plain(c.price)}.")
+        if c.devices > 1:
+            print(f"  {_plain(d.title)}: split over {c.devices}, so {c.devices} devices' price and power.")
