@@ -55,7 +55,10 @@ def write(root: Path, payload: str = "") -> Path:
     dump(g / "hardware" / "gpu-y.yaml", {
         "title": f"GPU Y{p}", "vendor": f"Vendor{p}", "class": "gpu", "short": f"A test accelerator with sourced specifications.{p}",
         "body": f"Body.{p}", "specs": {"memory_gb": {"value": 24, "source": "src-a", "note": f"n{p}"},
-                                     "bandwidth_gbs": {"value": 1008, "source": "src-b"}},
+                                     "bandwidth_gbs": {"value": 1008, "source": "src-b"},
+                                     "tdp_w": {"value": 450, "source": "src-b"},
+                                     "cloud_hourly_usd": {"value": 0.69, "source": "src-b", "checked": "2026-11-01",
+                                                          "note": f"Cloud Q, one-card instance{p}"}},
         "sources": ["src-a", "src-b"],
     })
     dump(g / "models" / "model-z.yaml", {

@@ -30,11 +30,11 @@ def test_page_numbers_match_the_python_calculator(served):
     assert row.locator(".atlas-calc__fits").inner_text() == ("yes" if expected.fits else f"no: needs {expected.devices_needed}")
     # two sequences share each step: per sequence and for both, as the Python calculator says
     decode = f"{expected.decode_tps:,.0f} tok/s each, {expected.decode_total_tps:,.0f} in total"
-    assert row.locator(".atlas-calc__decode").inner_text() == decode
+    assert row.locator(".atlas-calc__decode").inner_text().split("\n")[0] == decode  # (a cost line follows)
     assert f"Needs {expected.total_gb:,.1f} GB" in page.locator(".atlas-calc__summary").inner_text()
     # The state is in the URL: reloading it gives the same answer.
     goto(page, page.url)
-    assert page.locator("tr[data-device='gpu-y'] .atlas-calc__decode").inner_text() == decode
+    assert page.locator("tr[data-device='gpu-y'] .atlas-calc__decode").inner_text().split("\n")[0] == decode
     page.close()
 
 
@@ -60,7 +60,7 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
     8 KV heads of 128) at Q4_K_M (4.8944 bits) with 4,096 tokens needs 43.19 + 1.34 GB, plus
     10%: 48.99 GB, so three 24 GB RTX 4090s; each decodes at most 1,008 GB/s ÷ 44.53 GB =
     22.6 tok/s alone, 67.9 on three; offloading 24.99 GB to 76.8 GB/s system memory gives
-    1 ÷ (19.54 ÷ 1,008 + 24.99 ÷ 76.8) = 2.9 tok/s."""
+    1 ÷ (19.54 ÷ 1,008 + 24.99 ÷ 76.8) = 2.9 tok/s. Split three ways it draws three 450 W boards."""
     from conftest import serve
 
     with serve(site) as base:
@@ -68,7 +68,8 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
         goto(page, base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1")
         row = page.locator("tr[data-device='nvidia-rtx-4090']")
         assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 3"
-        assert row.locator(".atlas-calc__decode").inner_text() == "68 tok/s on 3 (split)"
+        # and draws three boards' 450 W: 67.9 / 1,350 W = 0.05 tokens per joule
+        assert row.locator(".atlas-calc__decode").inner_text() == "68 tok/s on 3 (split)\n0.05 tok/J"
         notes = page.locator(".atlas-calc__notes").inner_text()
         assert "NVIDIA GeForce RTX 4090: needs 49.0 GB" in notes and "offload 25.0 GB" in notes and "at most 2.9 tok/s" in notes
         assert "tok/s" not in row.locator(".atlas-calc__fits").inner_text()  # no decode figure that cannot happen
@@ -164,4 +165,64 @@ def test_a_pasted_config_is_read_as_python_reads_it_and_sized_on_every_device(se
     page.fill("#calc-config", '{"num_hidden_layers": 32, "hidden_size": "big"}')
     assert "must be a whole number" in page.locator(".atlas-calc__error").inner_text()
     assert page.locator("#calc-model option[value='custom']").count() == 0
+    page.close()
+
+
+def test_cost_and_energy_match_the_python_calculator_and_stay_in_the_url(served):
+    """Dollars per million tokens and tokens per joule in the page are calc.cost's: first at
+    the entry's own cloud price (GPU Y: $0.69 a device-hour, 450 W), then at the reader's
+    price plus electricity, which the address keeps."""
+    from generator.knowledge.calc import cost
+
+    root, base, browser = served
+    atlas = load_atlas(root)
+    m, d = model_spec(atlas.entries["model-z"]), device_spec(atlas.entries["gpu-y"])
+    both, one = estimate(m, d, 4.85, 8192, 2), estimate(m, d, 4.85, 8192, 1)
+    page = browser.new_page()
+    goto(page, base + "/calculator/")
+    page.select_option("#calc-format", "q4_k_m")
+    page.fill("#calc-context", "8192")
+    page.fill("#calc-seqs", "2")
+    row = page.locator("tr[data-device='gpu-y']")
+
+    def money(x):
+        return f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
+
+    c = cost(both, d, single=one)
+    line = row.locator(".atlas-calc__decode .atlas-calc__costline").inner_text()
+    assert line == (f"{money(c.output_usd_per_m)} per million tokens served alone, {money(c.batch_output_usd_per_m)} with all 2"
+                    f" · {c.tokens_per_joule:,.2f} tok/J alone, {c.batch_tokens_per_joule:,.2f} with all")
+    assert "priced at $0.69 a device-hour (Cloud Q, one-card instance" in page.locator(".atlas-calc__notes").inner_text()
+    page.fill("#calc-price", "2")
+    page.fill("#calc-kwh", "0.3")
+    c = cost(both, d, hourly_usd=2, kwh_usd=0.3, single=one)
+    assert row.locator(".atlas-calc__decode .atlas-calc__costline").inner_text().startswith(f"{money(c.output_usd_per_m)} per million tokens")
+    assert "price=2" in page.url and "kwh=0.3" in page.url
+    goto(page, page.url)
+    assert page.locator("#calc-price").input_value() == "2"
+    assert page.locator("tr[data-device='gpu-y'] .atlas-calc__decode .atlas-calc__costline").inner_text().startswith(money(c.output_usd_per_m))
+    page.fill("#calc-price", "-1")
+    assert "Price per device-hour must be greater than zero" in page.locator(".atlas-calc__error").inner_text()
+    page.close()
+
+
+def test_a_device_of_your_own_is_sized_like_the_others(served):
+    from generator.knowledge.calc import custom_device
+
+    root, base, browser = served
+    m = model_spec(load_atlas(root).entries["model-z"])
+    page = browser.new_page()
+    goto(page, base + "/calculator/")
+    page.locator("#calc-own summary").click()
+    page.fill("#calc-dev-mem", "12")
+    assert "needs both its memory" in page.locator(".atlas-calc__error").inner_text()
+    page.fill("#calc-dev-bw", "360")
+    page.fill("#calc-dev-tflops", "50")
+    page.select_option("#calc-format", "q4_k_m")
+    expected = estimate(m, custom_device(12, 360, 50), 4.85, 4096, 1)
+    row = page.locator("tbody tr").first
+    assert row.get_attribute("data-device") == "custom" and row.locator("th").inner_text() == "Your device"
+    assert row.locator(".atlas-calc__decode").inner_text().startswith(f"{expected.decode_tps:,.0f} tok/s")
+    assert row.locator(".atlas-calc__prefill").inner_text().startswith(f"{expected.prefill_tps:,.0f} tok/s")
+    assert "dev_mem=12" in page.url and "dev_bw=360" in page.url
     page.close()

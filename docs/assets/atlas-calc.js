@@ -49,7 +49,7 @@
     var out = { weights_gb: weights / 1e9, kv_gb: kv / 1e9, overhead_gb: over / 1e9, total_gb: total / 1e9,
                 fits: null, decode_tps: null, prefill_tps: null, devices_needed: null, split_decode_tps: null,
                 offload_gb: null, offload_decode_tps: null, decode_total_tps: null, decode_bound: null,
-                kv_per_sequence_gb: kvSeq / 1e9 };
+                kv_per_sequence_gb: kvSeq / 1e9, sequences: seqs };
     if (d) {
       var perToken = m.active_b * 1e9 * bits / 8 + kvSeq;
       if (d.memory_gb) out.fits = total <= d.memory_gb * 1e9;
@@ -79,6 +79,27 @@
     return out;
   }
   window.atlasCalcEstimate = estimate;  // for the test that compares with the Python calculator
+
+  /* Dollars per million tokens and tokens per joule at the ceilings (calc.cost): the hour
+   * priced at the reader's rent (else the entry's cloud price) plus the board's TDP at the
+   * reader's electricity price; a split model pays for every device. `one` is the estimate
+   * for one sequence served alone. */
+  function cost(e, one, d, hourly, kwh) {
+    var split = e.fits === false, n = split ? (e.devices_needed || 1) : 1;
+    var oneTps = one.fits === false ? one.split_decode_tps : one.decode_tps;
+    var total = split ? (e.split_decode_tps ? e.split_decode_tps * e.sequences : null) : e.decode_total_tps;
+    var prefill = e.prefill_tps ? e.prefill_tps * n : null;
+    var rent = hourly !== null ? hourly : (d.hourly_usd || null);
+    var power = kwh !== null && d.tdp_w ? d.tdp_w * kwh / 1000 : null;
+    var perHour = rent !== null || power !== null ? ((rent || 0) + (power || 0)) * n : null;
+    var watts = d.tdp_w ? d.tdp_w * n : null;
+    function perM(tps) { return perHour !== null && tps ? perHour / (tps * 3600) * 1e6 : null; }
+    function perJ(tps) { return watts && tps ? tps / watts : null; }
+    return { devices: n, hourly_usd: perHour, watts: watts, output_usd_per_m: perM(oneTps), batch_output_usd_per_m: perM(total),
+             input_usd_per_m: perM(prefill), tokens_per_joule: perJ(oneTps), batch_tokens_per_joule: perJ(total),
+             input_tokens_per_joule: perJ(prefill) };
+  }
+  window.atlasCalcCost = cost;
 
   /* A model the atlas does not hold, from its pasted config.json: the same reading as
    * generator/knowledge/shape.py (a test compares the two). Text is parsed as JSON with a size
@@ -270,6 +291,20 @@
         throw e;
       }
     }
+    function optional(id, label, key) {
+      return el("input", { id: id, type: "text", inputmode: "decimal", value: q.get(key) || "", size: "7", placeholder: label });
+    }
+    var price = optional("calc-price", "e.g. 2.50", "price"), kwh = optional("calc-kwh", "e.g. 0.30", "kwh");
+    var costBox = el("div", { class: "atlas-calc__form atlas-calc__cost" }, [
+      field("Price per device-hour, USD (optional)", price), field("Electricity per kWh, USD (optional)", kwh)]);
+    var devMem = optional("calc-dev-mem", "GB", "dev_mem"), devBw = optional("calc-dev-bw", "GB/s", "dev_bw");
+    var devTflops = optional("calc-dev-tflops", "TFLOPS", "dev_tflops"), devWatts = optional("calc-dev-watts", "W", "dev_w");
+    var own = el("details", { class: "atlas-calc__own", id: "calc-own" }, [
+      el("summary", { text: "A device not in the list? Type its figures" }),
+      el("p", { text: "Memory and memory bandwidth are enough for fit and decode; dense 16-bit tensor TFLOPS add the prefill ceiling and board power adds tokens per joule. Your device is the first row of the table." }),
+      el("div", { class: "atlas-calc__form" }, [field("Memory, GB", devMem), field("Memory bandwidth, GB/s", devBw),
+        field("Dense FP16 TFLOPS (optional)", devTflops), field("Board power, W (optional)", devWatts)])]);
+    if (q.get("dev_mem") || q.get("dev_bw")) own.open = true;
     var message = el("p", { class: "atlas-calc__error", role: "alert" });
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
     var table = el("table", { class: "atlas-calc__table" });
@@ -277,7 +312,7 @@
     var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Model", model), field("Weight format", format), field("Bits per weight", bits),
-      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), paste, meaning, message, summary,
+      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), costBox, paste, own, meaning, message, summary,
       legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 
     function update() {
@@ -294,6 +329,13 @@
         if (!Number.isInteger(t) || !Number.isInteger(s)) throw new Error("Tokens and sequences must be whole numbers");
         if (m.context_length && t > m.context_length) throw new Error(t.toLocaleString("en") + " tokens is more than " + m.title + "\u2019s context length of " + m.context_length.toLocaleString("en"));
         var kb = Number(kvBits.value);
+        function maybe(input, name, range) { return input.value.trim() === "" ? null : number(input.value, name, range); }
+        var hourly = maybe(price, "Price per device-hour", [0.001, 10000]), perKwh = maybe(kwh, "Electricity per kWh", [0.001, 100]);
+        var mine = null, mem = maybe(devMem, "Your device's memory", [0.1, 100000]), bw = maybe(devBw, "Your device's bandwidth", [0.1, 1000000]);
+        var tf = maybe(devTflops, "Your device's TFLOPS", [0.001, 1000000]), w = maybe(devWatts, "Your device's board power", [0.1, 1000000]);
+        if ((mem === null) !== (bw === null) || ((tf !== null || w !== null) && mem === null))
+          throw new Error("Your device needs both its memory (GB) and its memory bandwidth (GB/s)");
+        if (mem !== null) mine = { id: "custom", title: "Your device", memory_gb: mem, bandwidth_gbs: bw, tflops: tf ? { fp16: tf } : {}, tdp_w: w, url: null };
         var host = data.host_bandwidth_gbs;
         var base = estimate(m, null, b, t, s, kb, data.overhead, host);
         summary.textContent = "Needs " + fmt(base.total_gb, 1) + " GB: weights " + fmt(base.weights_gb, 1) + " GB + KV cache " + fmt(base.kv_gb, 1) + " GB + overhead " + fmt(base.overhead_gb, 1) + " GB.";
@@ -301,8 +343,11 @@
         var body = el("tbody");
         var said = {};
         function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
-        var rows = data.devices.slice().sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); })
-          .map(function (d) { return { d: d, e: estimate(m, d, b, t, s, kb, data.overhead, host) }; });
+        var rows = (mine ? [mine] : []).concat(data.devices.slice().sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
+          .map(function (d) {
+            var e = estimate(m, d, b, t, s, kb, data.overhead, host);
+            return { d: d, e: e, c: cost(e, s === 1 ? e : estimate(m, d, b, t, 1, kb, data.overhead, host), d, hourly, perKwh) };
+          });
         // The bars under each decode figure share one scale: the fastest ceiling in the table.
         var top = Math.max.apply(null, rows.map(function (r) { return r.e.decode_tps || r.e.split_decode_tps || 0; }));
         function bar(tps, split, measured) {
@@ -366,19 +411,39 @@
           }
           var shown = meas && b === data.measured.bits && kb === data.measured.kv_bits ? meas.tokens_per_s : null;
           if (top > 0 && (e.decode_tps || e.split_decode_tps)) decodeCell.insertBefore(bar(e.decode_tps || e.split_decode_tps, !e.decode_tps, shown), decodeCell.childNodes[1] || null);
+          var c = r.c;
+          function usd(x) { return "$" + fmt(x, x < 1 ? 3 : 2); }
+          function perJ(x) { return fmt(x, x < 10 ? 2 : 0); }
+          var outCost = [];
+          if (c.output_usd_per_m !== null) outCost.push(usd(c.output_usd_per_m) + " per million tokens" + (s > 1 ? " served alone" + (c.batch_output_usd_per_m !== null ? ", " + usd(c.batch_output_usd_per_m) + " with all " + s.toLocaleString("en") : "") : ""));
+          if (c.tokens_per_joule !== null) outCost.push(perJ(c.tokens_per_joule) + " tok/J" + (s > 1 && c.batch_tokens_per_joule !== null ? " alone, " + perJ(c.batch_tokens_per_joule) + " with all" : ""));
+          if (outCost.length) decodeCell.appendChild(el("span", { class: "atlas-calc__costline", text: outCost.join(" \u00b7 ") }));
+          var inCost = [];
+          if (c.input_usd_per_m !== null) inCost.push(usd(c.input_usd_per_m) + " per million prompt tokens");
+          if (c.input_tokens_per_joule !== null) inCost.push(perJ(c.input_tokens_per_joule) + " tok/J");
+          if (inCost.length) prefillCell.appendChild(el("span", { class: "atlas-calc__costline", text: inCost.join(" \u00b7 ") }));
+          if (hourly === null && d.hourly_usd && c.hourly_usd !== null) note(d.title + ": priced at $" + d.hourly_usd + " a device-hour" + (d.hourly_note ? " (" + d.hourly_note + ")" : "") + "; type your own price above to change it.");
+          if (c.devices > 1 && c.hourly_usd !== null) note(d.title + ": the model is split over " + c.devices + " of them, so the cost is " + c.devices + " devices\u2019 price and power.");
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
-            el("th", { scope: "row" }, [el("a", { href: d.url, text: d.title })]),
+            el("th", { scope: "row" }, [d.url ? el("a", { href: d.url, text: d.title }) : document.createTextNode(d.title)]),
             el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "unknown", "data-label": "Memory" }),
             el("td", { class: "atlas-calc__fits", text: fitsText, "data-label": "Fits?" }),
             decodeCell,
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
+        if (hourly !== null || perKwh !== null || rows.some(function (r) { return r.c.tokens_per_joule !== null; }))
+          note("Cost and energy: dollars per million tokens = the price of an hour (" + (hourly !== null ? "$" + hourly + " a device-hour" : "a device's cloud price where its entry has one") +
+               (perKwh !== null ? ", plus its board power for an hour at $" + perKwh + " per kWh" : "") + ") / tokens in that hour at the ceiling; tokens per joule = tokens per second / board power (TDP). Both are at the ceilings, so real serving costs more per token." +
+               (hourly === null && perKwh === null ? " Type a price per device-hour or per kWh above to see dollars." : ""));
         if (top > 0) legend.textContent = "Bars: each device’s decode ceiling per sequence" + (s > 1 ? " (with " + s.toLocaleString("en") + " running at once)" : "") + ", on one scale up to the fastest here (" +
           fmt(top, 0) + " tok/s); a hatched bar needs the model split over several cards; a tick is this project’s measurement.";
         var url = new URL(location.href);
         if (m.id === "custom") url.searchParams.delete("model"); else url.searchParams.set("model", m.id);  // a pasted config stays in the page
         url.searchParams.set("context", t); url.searchParams.set("n", s);
+        [["price", hourly], ["kwh", perKwh], ["dev_mem", mem], ["dev_bw", bw], ["dev_tflops", tf], ["dev_w", w]].forEach(function (kv) {
+          if (kv[1] === null) url.searchParams.delete(kv[0]); else url.searchParams.set(kv[0], kv[1]);
+        });
         if (format.value === "custom") { url.searchParams.set("bits", b); url.searchParams.delete("format"); }
         else { url.searchParams.set("format", format.value); url.searchParams.delete("bits"); }
         history.replaceState(null, "", url.href);
@@ -386,7 +451,7 @@
         message.textContent = err.message;
       }
     }
-    [model, format, bits, context, seqs, kvBits].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
+    [model, format, bits, context, seqs, kvBits, price, kwh, devMem, devBw, devTflops, devWatts].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
     pasteBox.addEventListener("input", function () { try { readPaste(); update(); } catch (e) { /* the message says what is wrong */ } });
     update();
   }
