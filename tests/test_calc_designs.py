@@ -125,3 +125,19 @@ def test_a_level_for_one_part_of_a_model_is_not_offered_as_a_whole_model_format(
     assert "output head (default 6-bit)" not in formats(atlas)
     part = [v for v in atlas.entries["exl2"].get("variants") if v.get("scope") == "output-head"]
     assert part and part[0]["bits_per_weight"] == 6.3
+
+
+def test_a_device_page_gives_tokens_per_joule_for_the_reference_model(site):
+    """The RTX 4090 page, worked by hand from its entry (1,008 GB/s, 24 GB, 450 W) and
+    Llama 3.1 8B at Q4_K_M (8.03e9 x 4.8944 / 8 = 4.913 GB) with 4,096 tokens of cache
+    (0.537 GB): one stream decodes at most 1,008 / 5.450 = 185 tok/s, 185 / 450 W = 0.41
+    tokens per joule. 32 sequences' caches (17.2 GB) do not fit beside the weights; 16 do:
+    16 x 1,008 / (4.913 + 16 x 0.537) = 1,194 tok/s, 2.65 tokens per joule."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((site / "hardware/nvidia-rtx-4090/index.html").read_text(), "html.parser")
+    para = next(p for p in soup.select("article p") if p.get_text().startswith("Cost and energy at the ceiling"))
+    text = para.get_text()
+    assert "at most 185 tokens per second for one stream and 1,194 for 16 sequences together" in text
+    assert "0.41 tokens per joule alone and 2.65 with the batch" in text
+    assert para.find("a", href=lambda h: h and "calculator/?model=llama-3-1-8b&format=q4_k_m" in h)

@@ -168,5 +168,51 @@ def _measured_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
             "copy_gbs": span(copies) if copies else None, "datasheet_gbs": span(sheets) if sheets else None}
 
 
+REFERENCE_BATCH = 32
+
+
+"""The largest batch of the reference model's cost line on a device page, beside one stream
+alone (a smaller one where 32 sequences' caches do not fit)."""
+
+
+def reference_cost(atlas: Atlas, page: Page, e: Entry) -> dict | None:
+    """Cost and energy of the decode chart's model (figures.charts.DECODE_MODEL, in its
+    format and context) on a device page: tokens per joule at the board's TDP and, where the
+    entry gives a cloud price, dollars per million tokens, for one stream and for a batch."""
+    from generator.figures.charts import DECODE_FORMAT, DECODE_MODEL, DECODE_TOKENS
+    from generator.knowledge.calc import CalcError, cost, device_spec, estimate, formats, model_spec
+
+    d = device_spec(e)
+    if e.kind != "hardware" or e.get("class") in PER_DEVICE_EXCLUDED or not (d.tdp_w or d.hourly_usd) or not d.bandwidth_gbs:
+        return None
+    m_entry, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
+    if m_entry is None or fmt is None:
+        return None
+    m, (bits, label, bits_source) = model_spec(m_entry), fmt
+    try:
+        one = estimate(m, d, bits, DECODE_TOKENS, 1)
+        # the largest batch up to REFERENCE_BATCH whose caches fit beside the weights
+        many = next((x for n in (32, 16, 8, 4, 2) if n <= REFERENCE_BATCH
+                     for x in [estimate(m, d, bits, DECODE_TOKENS, n)] if x.fits), one)
+    except CalcError:
+        return None
+    if one.fits is False:
+        return None
+    c = cost(many, d, single=one)
+    specs = e.get("specs")
+    money = lambda x: f"${x:,.3f}" if x < 1 else f"${x:,.2f}"  # noqa: E731
+    return {"model": page.link(m.id), "format": label, "bits_cite": page.cite(bits_source), "tokens": f"{DECODE_TOKENS:,}",
+            "batch": many.sequences if many.sequences > 1 else None, "one_tps": _tps(one.decode_tps) if one.decode_tps else None,
+            "batch_tps": _tps(many.decode_total_tps) if many.sequences > 1 and many.decode_total_tps else None,
+            "tdp": f"{d.tdp_w:,g}" if d.tdp_w else None, "tdp_cite": page.cite(specs["tdp_w"]["source"]) if d.tdp_w else "",
+            "per_j": f"{c.tokens_per_joule:,.2f}" if c.tokens_per_joule else None,
+            "batch_per_j": f"{c.batch_tokens_per_joule:,.2f}" if many.sequences > 1 and c.batch_tokens_per_joule else None,
+            "price": f"{d.hourly_usd:,.2f}" if d.hourly_usd else None, "price_note": d.hourly_note,
+            "price_cite": page.cite(specs["cloud_hourly_usd"]["source"]) if d.hourly_usd else "",
+            "out": money(c.output_usd_per_m) if c.output_usd_per_m else None,
+            "batch_out": money(c.batch_output_usd_per_m) if many.sequences > 1 and c.batch_output_usd_per_m else None,
+            "calc": page.to("calculator.md") + f"?model={m.id}&format={DECODE_FORMAT}&context={DECODE_TOKENS}"}
+
+
 KERNEL_NAMES = {"cudnn_attention": "cuDNN attention", "flash_attention": "FlashAttention",
                 "efficient_attention": "memory-efficient attention", "math": "PyTorch's math attention"}
