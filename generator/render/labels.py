@@ -67,7 +67,9 @@ def fmt_value(value: Any, unit: str = "", key: str = "") -> str:
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        text = f"{value:,}" if isinstance(value, int) else f"{value:,.2f}".rstrip("0").rstrip(".")
+        # a float keeps the decimals its source gave (0.472 TFLOPS stays 0.472), up to four
+        places = min(4, len(repr(value).partition(".")[2])) if isinstance(value, float) and "e" not in repr(value) else 2
+        text = f"{value:,}" if isinstance(value, int) else f"{value:,.{places}f}".rstrip("0").rstrip(".")
     else:
         text = str(value)
     return esc(f"{text} {unit}".strip())
