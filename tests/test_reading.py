@@ -41,6 +41,36 @@ def test_keyboard_focus_shows_the_card_and_escape_hides_it(engine_page):
     expect(card).to_be_hidden()
 
 
+@pytest.mark.parametrize("width", [390, 1366])
+def test_on_a_touch_screen_one_tap_goes_and_a_long_press_shows_the_card(served, width):
+    """Issue 37: a tap on a term link opens the entry at once (it used to take two taps);
+    holding the link shows its card and stays on the page, at phone and tablet-landscape widths."""
+    base, browser = served
+    context = browser.new_context(viewport={"width": width, "height": 844}, has_touch=True, is_mobile=width < 600)
+    page = context.new_page()
+    goto(page, base + "/engines/engine-x/")
+    term = page.locator("article a.atlas-term[data-atlas-id='kv-cache']").first
+    card = page.locator("#atlas-card")
+    box = term.bounding_box()
+    x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+    cdp = context.new_cdp_session(page)
+    # a long press: the finger stays down past the press time, then lifts
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x, "y": y}]})
+    page.wait_for_timeout(700)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    expect(card).to_be_visible()
+    assert "Stored keys and values of processed tokens" in card.inner_text()
+    page.wait_for_timeout(300)
+    assert page.url.endswith("/engines/engine-x/")  # the press showed the card; it did not navigate
+    # a tap elsewhere closes it; a tap on the term follows the link
+    page.touchscreen.tap(5, 400)
+    expect(card).to_be_hidden()
+    page.wait_for_timeout(900)  # past the window in which a tap's synthesised mouse events are ignored
+    term.tap()
+    page.wait_for_url("**/glossary/kv-cache/")
+    context.close()
+
+
 def test_without_javascript_a_term_is_a_plain_link(served):
     base, browser = served
     context = browser.new_context(java_script_enabled=False)

@@ -1,7 +1,7 @@
 /* Inference Atlas hover cards.
  * A linked term (a.atlas-term) shows a card with its category, its one-line definition
- * and a link to the full entry: on hover, on keyboard focus, or on the first tap on a
- * touch screen (the second tap follows the link). Esc closes it. Without JavaScript the
+ * and a link to the full entry: on hover, on keyboard focus, or on a long press on a
+ * touch screen, where a plain tap follows the link at once. Esc closes it. Without JavaScript the
  * links are ordinary links. Event delegation on the document keeps working across
  * Material's instant navigation, which swaps page content without reloading scripts. */
 /* Shared by the other atlas-*.js files, which load after this one. */
@@ -33,7 +33,11 @@ window.Atlas.onPage(function () {
 
 (function () {
   "use strict";
-  var card = null, current = null, hideTimer = null, tappedOnce = null;
+  var card = null, current = null, hideTimer = null;
+  /* Touch: a tap is a link like any other; holding a term for LONG_PRESS_MS shows its card
+   * instead (and the release that ends the press does not navigate). The mouse events and
+   * focus a browser synthesises for a tap are not a hover: they are ignored just after a touch. */
+  var LONG_PRESS_MS = 450, lastTouch = 0, pressTimer = null, pressStart = null, pressedLink = null;
 
   function ensureCard() {
     if (card) return card;
@@ -100,7 +104,6 @@ window.Atlas.onPage(function () {
     card.hidden = true;
     if (current) current.removeAttribute("aria-describedby");
     current = null;
-    tappedOnce = null;
   }
 
   function scheduleHide() {
@@ -112,15 +115,20 @@ window.Atlas.onPage(function () {
     return target && target.closest ? target.closest("a.atlas-term, article a[data-atlas-id]") : null;
   }
 
+  function justTouched() { return Date.now() - lastTouch < 800; }
+
   document.addEventListener("mouseover", function (ev) {
+    if (justTouched()) return;
     var link = termOf(ev.target);
     if (link) show(link);
   });
   document.addEventListener("mouseout", function (ev) {
+    if (justTouched()) return;
     var link = termOf(ev.target);
     if (link && !(ev.relatedTarget && card && card.contains(ev.relatedTarget))) scheduleHide();
   });
   document.addEventListener("focusin", function (ev) {
+    if (justTouched()) return;
     var link = termOf(ev.target);
     if (link) show(link);
     else if (!(card && card.contains(ev.target))) hide();
@@ -128,21 +136,33 @@ window.Atlas.onPage(function () {
   document.addEventListener("keydown", function (ev) {
     if (ev.key === "Escape" && card && !card.hidden) hide();
   });
+  function cancelPress() { clearTimeout(pressTimer); pressTimer = null; }
   document.addEventListener("pointerdown", function (ev) {
     if (ev.pointerType !== "touch") return;
+    lastTouch = Date.now();
+    pressedLink = null;
     var link = termOf(ev.target);
     if (!link && card && !card.contains(ev.target)) hide();
+    cancelPress();
+    if (!link) return;
+    pressStart = [ev.clientX, ev.clientY];
+    pressTimer = setTimeout(function () { pressTimer = null; pressedLink = link; show(link); }, LONG_PRESS_MS);
+  });
+  document.addEventListener("pointermove", function (ev) {
+    if (pressTimer && pressStart && Math.abs(ev.clientX - pressStart[0]) + Math.abs(ev.clientY - pressStart[1]) > 10) cancelPress();
+  });
+  ["pointerup", "pointercancel"].forEach(function (type) {
+    document.addEventListener(type, function (ev) { if (ev.pointerType === "touch") { lastTouch = Date.now(); cancelPress(); } });
+  });
+  /* The long press showed the card: no link menu over it, and its release is not a tap. */
+  document.addEventListener("contextmenu", function (ev) {
+    if (pressedLink && termOf(ev.target) === pressedLink) ev.preventDefault();
   });
   document.addEventListener("click", function (ev) {
     var link = termOf(ev.target);
-    if (!link) return;
-    /* A tap shows the card first; a second tap on the same term follows the link. */
-    var touch = ev.pointerType === "touch" || (window.matchMedia && window.matchMedia("(hover: none)").matches);
-    if (touch && tappedOnce !== link) {
-      ev.preventDefault();
-      show(link);
-      tappedOnce = link;
-    }
+    if (link && link === pressedLink) { ev.preventDefault(); pressedLink = null; return; }
+    pressedLink = null;
+    if (link && card && !card.hidden && justTouched()) hide();  // a tap navigates: no card left behind
   });
   window.addEventListener("scroll", function () { if (current && card && !card.hidden) place(current, card); }, { passive: true });
 })();
