@@ -158,3 +158,41 @@ def test_the_header_row_and_feature_column_stay_in_view_while_the_matrix_scrolls
     assert abs(got["headTop"] - got["wrapTop"]) <= 2, got
     assert abs(got["featureLeft"] - got["wrapLeft"]) <= 2, got
     page.close()
+
+
+OTHER_PLATFORMS = {"metal", "sycl", "xpu", "tpu", "npu", "mlx-format", "cpu-inference"}
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_differences_for_your_platform_leave_out_other_platforms_rows(browser, base, width):
+    """Issue 37: vLLM, SGLang and TensorRT-LLM for someone on NVIDIA GPUs: 'Differences only'
+    listed Metal, NPU, TPU, SYCL and MLX rows; with 'I run on NVIDIA (CUDA)' those go, the
+    differences that matter there stay, and the choice is in the address."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    goto(page, base + "/engines/compare/?engines=" + ",".join(WANT) + "&diff=1")
+
+    def row_ids():
+        return set(page.evaluate("""() => Array.from(document.querySelectorAll('.atlas-matrix tbody tr'))
+          .filter(r => !r.hidden && !r.closest('.atlas-matrix').hidden)
+          .map(r => r.cells[0].querySelector('a[data-atlas-id]')).filter(Boolean).map(a => a.dataset.atlasId)""")) - {None}
+
+    everywhere = row_ids()
+    assert everywhere & OTHER_PLATFORMS, everywhere  # the noise the issue saw
+    page.select_option(".atlas-compare__platform", "cuda")
+    on_cuda = row_ids()
+    assert not on_cuda & OTHER_PLATFORMS, on_cuda & OTHER_PLATFORMS
+    assert on_cuda and on_cuda <= everywhere and "gguf" in on_cuda  # a format every platform runs stays
+    assert "platform=cuda" in page.url and "NVIDIA (CUDA)" in page.locator(".atlas-compare__status").inner_text()
+    goto(page, page.url)
+    assert row_ids() == on_cuda and page.locator(".atlas-compare__platform").input_value() == "cuda"
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()
+
+
+def test_atlas_compare_takes_a_platform():
+    r = subprocess.run([str(BIN / "atlas"), "compare", "vllm", "sglang", "tensorrt-llm", "--diff", "--platform", "cuda", "--json"],
+                       capture_output=True, text=True, cwd=REPO)
+    rows = {row["id"] for g in json.loads(r.stdout)["groups"] for row in g["rows"]}
+    assert r.returncode == 0 and rows and not rows & OTHER_PLATFORMS
+    bad = subprocess.run([str(BIN / "atlas"), "compare", "vllm", "sglang", "--platform", "amiga"], capture_output=True, text=True, cwd=REPO)
+    assert bad.returncode == 2 and "cuda" in bad.stderr

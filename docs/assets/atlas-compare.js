@@ -4,7 +4,8 @@
  * table shows only their columns; "Differences only" hides the rows where the picked
  * engines all have the same answer; "Must support" keeps only the engines that support
  * every chosen row (yes, partial or via a plugin); "Licence" keeps the engines under one
- * licence. The choice lives in the URL (?engines=vllm,sglang&diff=1&need=gguf&licence=MIT),
+ * licence; "I run on" hides the rows of other platforms (Metal, SYCL, MLX for a CUDA user).
+ * The choice lives in the URL (?engines=vllm,sglang&diff=1&need=gguf&licence=MIT&platform=cuda),
  * so a comparison can be shared. Cells keep their
  * links to sources: columns and rows are hidden, never rebuilt. Without JavaScript the
  * full matrix shows. */
@@ -48,6 +49,10 @@
     var licenceValues = Object.keys(licences).map(function (id) { return licences[id]; })
       .filter(function (v, i, all) { return v && all.indexOf(v) === i; }).sort();
     var licence = licenceValues.indexOf(params.get("licence")) >= 0 ? params.get("licence") : "";
+    var platformData = document.querySelector(".atlas-platforms");
+    platformData = platformData ? JSON.parse(platformData.getAttribute("data-platforms")) : { labels: {}, rows: {} };
+    var platform = params.get("platform") in platformData.labels ? params.get("platform") : "";
+    function mattersOn(rowId) { var p = platformData.rows[rowId]; return !platform || !p || p.indexOf(platform) >= 0; }
 
     var box = document.createElement("form");
     box.className = "atlas-compare";
@@ -95,6 +100,19 @@
     });
     needLabel.appendChild(select);
     controls.appendChild(needLabel);
+    var platLabel = document.createElement("label");
+    platLabel.appendChild(document.createTextNode("I run on "));
+    var platSelect = document.createElement("select");
+    platSelect.className = "atlas-compare__platform";
+    [""].concat(Object.keys(platformData.labels)).forEach(function (v) {
+      var o = document.createElement("option");
+      o.value = v;
+      o.textContent = v ? platformData.labels[v] : "any platform";
+      platSelect.appendChild(o);
+    });
+    platSelect.value = platform;
+    platLabel.appendChild(platSelect);
+    if (Object.keys(platformData.labels).length) controls.appendChild(platLabel);
     var licLabel = document.createElement("label");
     licLabel.appendChild(document.createTextNode("Licence "));
     var licSelect = document.createElement("select");
@@ -170,7 +188,8 @@
             values.push(cell ? cell.textContent.trim() : "unknown");
           });
           var same = values.every(function (v) { return v === values[0]; });
-          tr.hidden = !values.length || (diff && values.length >= 2 && same);
+          var rowLink = tr.cells[0].querySelector("a[data-atlas-id]");
+          tr.hidden = !values.length || (diff && values.length >= 2 && same) || (rowLink && !mattersOn(rowLink.getAttribute("data-atlas-id")));
           if (!tr.hidden) anyRow = true;
         });
         var wrap = m.table.closest(".atlas-matrix");
@@ -192,12 +211,14 @@
       status.textContent = (show ? "Comparing " + show.filter(function (id) { return allowed[id]; }).map(function (id) { return engines[id]; }).join(", ")
                                  : n + " engines") + (diff ? "; rows where they differ" : "") +
                            (need.length ? "; supporting " + need.map(function (id) { return rows[id]; }).join(", ") : "") +
-                           (licence ? "; licence " + licence : "") + ".";
+                           (licence ? "; licence " + licence : "") +
+                           (platform ? "; rows that matter on " + platformData.labels[platform] : "") + ".";
     }
 
     function update() {
       var q = new URLSearchParams(location.search);
-      ["engines", "diff", "need", "licence"].forEach(function (k) { q.delete(k); });
+      ["engines", "diff", "need", "licence", "platform"].forEach(function (k) { q.delete(k); });
+      if (platform) q.set("platform", platform);
       if (picked.length) q.set("engines", picked.join(","));
       if (licence) q.set("licence", licence);
       if (diff) q.set("diff", "1");
@@ -224,8 +245,9 @@
       update();
     });
     licSelect.addEventListener("change", function () { licence = licSelect.value; update(); });
+    platSelect.addEventListener("change", function () { platform = platSelect.value; update(); });
     clear.addEventListener("click", function () {
-      picked = []; need = []; diff = false; diffBox.checked = false; licence = ""; licSelect.value = "";
+      picked = []; need = []; diff = false; diffBox.checked = false; licence = ""; licSelect.value = ""; platform = ""; platSelect.value = "";
       Array.prototype.forEach.call(list.querySelectorAll("input"), function (i) { i.checked = false; });
       update();
     });

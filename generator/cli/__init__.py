@@ -20,6 +20,7 @@ from generator.kb.validate import normalise
 
 from generator.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, _finite, _load, _plain, _print_json
 from generator.cli.fit import cmd_fit
+from generator.knowledge.compare import PLATFORMS
 
 
 def entry_json(e: Entry) -> dict:
@@ -290,11 +291,12 @@ def cmd_compare(args) -> int:
     if not 2 <= len({e.id for e in engines}) <= 4:
         print("atlas compare: name two to four different engines", file=sys.stderr)
         return EXIT_BAD_INPUT
-    groups = compare(atlas, engines)
+    groups = compare(atlas, engines, args.platform)
     if args.diff:
         groups = [dict(g, rows=[r for r in g["rows"] if r["differs"]]) for g in groups]
     if args.json:
-        _print_json({"engines": [{"id": e.id, "title": e.title, "url": e.url} for e in engines], "groups": groups})
+        _print_json({"engines": [{"id": e.id, "title": e.title, "url": e.url} for e in engines], "platform": args.platform,
+                     "groups": groups})
         return EXIT_OK
     width = max([len(r["title"]) for g in groups for r in g["rows"]] + [10])
     cols = [max(len(e.title), 9) for e in engines]
@@ -307,7 +309,8 @@ def cmd_compare(args) -> int:
             mark = "*" if r["differs"] else " "
             print(f"{mark} {_plain(r['title']).ljust(width)}  " + "  ".join(
                 r["cells"][e.id]["status"].ljust(w) for e, w in zip(engines, cols)).rstrip())
-    print("\n* the engines differ here; 'unknown': the entry states nothing (not a 'no'). Sources: atlas compare --json")
+    print("\n* the engines differ here; 'unknown': the entry states nothing (not a 'no'). Sources: atlas compare --json"
+          + (f"\n  Rows for {PLATFORMS[args.platform]}: backends and formats of other platforms left out." if args.platform else ""))
     return EXIT_OK
 
 
@@ -399,6 +402,8 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("compare", help="two to four engines side by side, with where they differ")
     s.add_argument("engines", nargs="+", help="engine ids, titles or aliases")
     s.add_argument("--diff", action="store_true", help="only the rows where the engines differ")
+    s.add_argument("--platform", choices=list(PLATFORMS),
+                   help="only the rows that matter on this platform (Metal and MLX only on apple, ...)")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_compare)
 

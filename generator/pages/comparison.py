@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from generator.kb.model import Atlas, Entry
-from generator.knowledge.compare import differences
+from generator.knowledge.compare import PLATFORMS, differences
 from generator.pages.site import Site
 from generator.render.labels import STATUS_WORD
-from generator.render.page import Page, front_matter, sources_md
+from generator.render.page import Page, _data_attr, front_matter, sources_md
 from generator.render.templates import env
 
 CELL_GROUPS = (("features", "Features"), ("backends", "Hardware backends"), ("formats", "Weight formats"), ("api", "API surface"))
@@ -67,10 +67,18 @@ def _comparison_pages(atlas: Atlas, rank: dict[str, float]) -> dict[str, str]:
     text = env().get_template("matrix.md.j2").render(page=page, groups=_groups(page, shown), pairs=pairs,
                                                       engines=shown, licences=licences,
                                                       shown=len(shown), total=len(engines),
-                                                      engine_index=page.to("engines/index.md"))
+                                                      engine_index=page.to("engines/index.md"),
+                                                      platforms=_data_attr(_platforms(atlas, shown)))
     out["engines/compare/index.md"] = front_matter(title="Engine comparison matrix", atlas_nolink=True,
                                                    description="Which engine supports which feature, backend, format and API, with a source for every cell.") + text
     return out
+
+
+def _platforms(atlas: Atlas, engines: list[Entry]) -> dict:
+    """For the compare view's platform choice: the platforms' names, and for each matrix row
+    tied to some hardware (a term with `platforms`) the platforms it matters on."""
+    rows = {k for e in engines for key, _ in CELL_GROUPS for k in (e.get(key) or {})}
+    return {"labels": PLATFORMS, "rows": {r: atlas.entries[r].get("platforms") for r in sorted(rows) if atlas.entries[r].get("platforms")}}
 
 
 def pages(site: Site) -> dict[str, str]:
