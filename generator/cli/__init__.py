@@ -1,5 +1,6 @@
 """The `atlas` command: the same stages as the site build, for authors and scripts. Each
 command with a report of its own has a module here (fit.py); common.py holds what they share.
+The top layer: it may import every stage below it (pipeline, knowledge, kb, serve).
 
 Exit codes: 0 ok, 1 findings (nothing wrong with the input, but the answer is "no": an
 unknown term, no path), 2 bad input or usage (validation errors, bad arguments).
