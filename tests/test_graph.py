@@ -132,3 +132,22 @@ def test_degrees_and_orphans_read_from_storage_agree_with_networkx(graph):
     g.add_edge("vllm", "vllm", key="mentions", relation="mentions", origin="prose")  # a self-loop counts twice
     assert degrees(g) == dict(g.degree()) and degrees(g)["lonely-test-node"] == 0
     assert orphans(g) == sorted(n for n in g.nodes if g.degree(n) == 0) and "lonely-test-node" in orphans(g)
+
+
+def test_a_path_prefers_relations_that_explain():
+    """vLLM to memory bandwidth: the shortest path by hops ran through 'runs on CPU inference'
+    (an incidental relation); the cheapest by PATH_COST goes only through relations that explain."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from conftest import REPO
+
+    atlas_bin = str(Path(sys.executable).parent / "atlas")
+    out = subprocess.run([atlas_bin, "graph", "path", "vllm", "memory-bandwidth", "--json"], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    steps = json.loads(out.stdout)["steps"]
+    assert steps[0]["from"] == "vllm" and steps[-1]["to"] == "memory-bandwidth"
+    assert all(s["explains"] for s in steps) and not any(s["relation"] == "runs_on" for s in steps)
+    text = subprocess.run([atlas_bin, "graph", "path", "vllm", "memory-bandwidth"], capture_output=True, text=True, cwd=REPO).stdout
+    assert "relations used:" in text

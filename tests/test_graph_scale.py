@@ -1,6 +1,6 @@
 """The global graph page at 5,000 nodes, in Chromium: the real page and scripts, fed a
 graph built by the real pipeline from a synthetic 5,000-entry knowledge base. Every action
-(zoom, filter, find) redraws the canvas, and find then a click opens the found entry, at
+(zoom, filter, find) redraws the canvas, and find then a click opens the found entry's neighbourhood, at
 the real size and at 5,000 nodes. How long the redraws take is measured by the browser
 benchmark (`make bench-browser`), not asserted here: it depends on the machine's load."""
 
@@ -28,5 +28,5 @@ def test_graph_page_redraws_and_opens_the_found_entry_at_the_real_size_and_at_50
         big = graph_session(browser, base, g.nodes[some]["title"])
     for session in (real, big):
         assert len(session["frames_ms"]) == 6  # three zooms, a filter off and on, a find: each redrew
-    assert real["opened"].rstrip("/").endswith("/engines/vllm")
-    assert big["opened"].rstrip("/").endswith(g.nodes[some]["url"].rstrip("/"))
+    assert real["opened"] == "vllm"  # the click shows the found node's neighbourhood
+    assert big["opened"] == some

@@ -141,7 +141,7 @@ def cmd_graph_export(args) -> int:
 def cmd_graph_path(args) -> int:
     import networkx as nx
 
-    from generator.knowledge.graph import build_graph
+    from generator.knowledge.graph import build_graph, explaining_path
 
     atlas = _load(args)
     ends = []
@@ -153,26 +153,20 @@ def cmd_graph_path(args) -> int:
         ends.append(e.id)
     g = build_graph(atlas)
     try:
-        path = nx.shortest_path(g.to_undirected(as_view=True), ends[0], ends[1])
+        steps = explaining_path(g, atlas, ends[0], ends[1])
     except nx.NetworkXNoPath:
         print(f"no path between {atlas.entries[ends[0]].title} and {atlas.entries[ends[1]].title}", file=sys.stderr)
         return EXIT_FINDINGS
-    steps = []
-    types = atlas.relation_types
-    for a, b in zip(path, path[1:]):
-        if g.has_edge(a, b):
-            rel = sorted(g[a][b])[0]
-            label = types[rel].label if rel in types else rel
-        else:
-            rel = sorted(g[b][a])[0]
-            label = (types[rel].label if types[rel].symmetric else types[rel].inverse) if rel in types else "mentioned by"
-        steps.append({"from": a, "to": b, "relation": rel, "reads": label})
+    path = [ends[0]] + [s["to"] for s in steps]
     if args.json:
         _print_json({"path": path, "steps": steps})
     else:
         print(atlas.entries[path[0]].title)
         for s in steps:
             print(f"  --{s['reads']}--> {atlas.entries[s['to']].title}")
+        used = sorted({s["reads"].lower() for s in steps})
+        print(f"\n  relations used: {', '.join(used)}"
+              + ("" if all(s["explains"] for s in steps) else " (relations that explain were preferred; where none joins them, others fill in)"))
     return EXIT_OK
 
 

@@ -103,6 +103,7 @@ class RelationType:
     sources: tuple[str, ...]  # kinds allowed at the start of the edge
     targets: tuple[str, ...]  # kinds allowed at the end
     symmetric: bool = False
+    explains: bool = False  # a path prefers it: it teaches how two ideas connect
 
 
 @dataclass(frozen=True)
@@ -300,6 +301,7 @@ def build_model(docs: list[Document]) -> Atlas:
                 relation_types[name] = RelationType(
                     name=name, label=r["label"], inverse=r["inverse"],
                     sources=tuple(r["from"]), targets=tuple(r["to"]), symmetric=bool(r.get("symmetric", False)),
+                    explains=bool(r.get("explains", False)),
                 )
         else:
             entry = entry_from(doc)

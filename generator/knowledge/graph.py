@@ -372,6 +372,38 @@ def mention_only(g: nx.MultiDiGraph) -> list[str]:
     return sorted(n for n, r in rels.items() if r == {"mentions"})
 
 
+PATH_COST = {"explains": 1, "typed": 3, "mentions": 8}
+"""What a step costs a path between two entries: a relation that explains (relations.yaml
+`explains`) 1, any other typed relation 3, a mention in prose 8. The path with the least
+cost wins, so vLLM reaches memory bandwidth through what it implements and what that is
+bottlenecked by, not through "runs on CPU inference"."""
+
+
+def step_cost(rel: str, atlas: Atlas) -> int:
+    t = atlas.relation_types.get(rel)
+    return PATH_COST["mentions"] if t is None else PATH_COST["explains"] if t.explains else PATH_COST["typed"]
+
+
+def explaining_path(g: nx.MultiDiGraph, atlas: Atlas, a: str, b: str) -> list[dict]:
+    """The cheapest path from `a` to `b` over edges in either direction (PATH_COST), each
+    step with its relation and how it reads in that direction. Raises nx.NetworkXNoPath."""
+    u = nx.Graph()
+    for x, y, rel in g.edges(keys=True):
+        c = step_cost(rel, atlas)
+        if not u.has_edge(x, y) or c < u[x][y]["cost"] or (c == u[x][y]["cost"] and rel < u[x][y]["rel"]):
+            u.add_edge(x, y, cost=c, rel=rel, src=x)
+    path = nx.dijkstra_path(u, a, b, weight="cost")
+    types = atlas.relation_types
+    steps = []
+    for x, y in zip(path, path[1:]):
+        d = u[x][y]
+        rel, forward = d["rel"], d["src"] == x
+        t = types.get(rel)
+        reads = (t.label if forward or t.symmetric else t.inverse) if t else ("mentions" if forward else "mentioned by")
+        steps.append({"from": x, "to": y, "relation": rel, "reads": reads, "explains": bool(t and t.explains)})
+    return steps
+
+
 def view_json(g: nx.MultiDiGraph, rank: dict[str, float] | None = None, atlas=None) -> str:
     """Compact data for the graph page: positions and sizes are computed here, at build time.
     With `atlas`, each node carries its aliases (find and path accept them: "H100") and the
@@ -387,6 +419,8 @@ def view_json(g: nx.MultiDiGraph, rank: dict[str, float] | None = None, atlas=No
              for n, d in sorted(g._node.items())]
     edges = [[u, v, k] for u, nbrs in sorted(g._succ.items()) for v, keys in sorted(nbrs.items()) for k in sorted(keys)]
     labels = {"mentions": ["mentions", "is mentioned by"]}
+    explains: list[str] = []
     if atlas is not None:
         labels.update({r.name: [r.label, r.inverse] for r in atlas.relation_types.values()})
-    return compact_json({"nodes": nodes, "edges": edges, "labels": labels}) + "\n"
+        explains = sorted(r.name for r in atlas.relation_types.values() if r.explains)
+    return compact_json({"nodes": nodes, "edges": edges, "labels": labels, "explains": explains, "cost": PATH_COST}) + "\n"

@@ -20,6 +20,7 @@ def _relation_counts(g: nx.MultiDiGraph) -> dict[str, int]:
 def pages(site: Site) -> dict[str, str]:
     atlas, g = site.atlas, site.g
     page = Page(atlas, "graph/index.md")
-    return {"graph/index.md": front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.")
+    return {"graph/index.md": front_matter(title="Concept graph", description="How every entry of Inference Atlas relates to the others.",
+                                         hide=["navigation", "toc"])
             + env().get_template("graph.md.j2").render(page=page, g=g, atlas=atlas, orphans=orphans(g),
                                                        mention_only=mention_only(g), counts=_relation_counts(g))}
