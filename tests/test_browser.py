@@ -87,15 +87,17 @@ def test_local_graph_shows_the_neighbours(tab, server):
     tab.wait_for_url(lambda url: "/engines/vllm/" not in url)  # the click navigates to the node's page
 
 
-def test_graph_page_click_opens_the_entry_and_search_focuses(tab, server):
-    goto(tab, server + "/graph/")
+def test_graph_page_click_shows_the_neighbourhood_and_open_entry_goes_there(tab, server):
+    goto(tab, server + "/graph/?view=all")
     canvas = tab.locator("canvas.atlas-graph__canvas")
     canvas.wait_for()
-    # Find vLLM: the view centres on it, so a click at the canvas centre opens it.
+    # Find vLLM: the view centres on it, so a click at the canvas centre shows its neighbourhood.
     tab.fill(".atlas-graph__search", "vLLM")
     canvas.scroll_into_view_if_needed()
     box = canvas.bounding_box()
     tab.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    tab.wait_for_function("document.querySelector('#atlas-graph').dataset.centre === 'vllm'")
+    tab.click(".atlas-near__open")
     tab.wait_for_url("**/engines/vllm/")
     assert tab.locator("article h1").first.inner_text().startswith("vLLM")
 
@@ -105,7 +107,7 @@ def test_graph_page_finds_a_typed_path(tab, server):
     tab.fill(".atlas-path__from", "vLLM")
     tab.fill(".atlas-path__to", "Memory bandwidth")
     tab.click(".atlas-path__go")
-    steps = tab.locator(".atlas-path__steps li")
+    steps = tab.locator(".atlas-path__steps li:not(.atlas-path__used)")
     assert steps.count() >= 2
     assert steps.first.inner_text() == "vLLM"
     assert steps.last.inner_text().endswith("Memory bandwidth")
