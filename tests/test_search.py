@@ -119,3 +119,15 @@ def test_full_text_results_do_not_repeat_entries_or_deny_them(site, browser):
         meta = page.locator(".md-search-result__meta")
         assert "No matching" not in meta.inner_text() or not meta.is_visible()
         page.close()
+
+
+def test_a_source_page_reads_as_a_sentence_in_search_results(site):
+    """Issue 37: a source page's search result ran its fact table together ('Publisher NVIDIA
+    Kind datasheet Address https://... Checked 2026-11-21'); it now leads with a sentence and
+    the table is left out of the index."""
+    import json as _json
+
+    docs = _json.loads((site / "search/search_index.json").read_text())["docs"]
+    first = next(d for d in docs if d["location"] == "sources/nvidia-h100-datasheet/")
+    text = first["text"]
+    assert text.startswith("<p>Datasheet by NVIDIA; last checked ") and "Publisher" not in text and "Address" not in text
