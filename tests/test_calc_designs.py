@@ -141,3 +141,22 @@ def test_a_device_page_gives_tokens_per_joule_for_the_reference_model(site):
     assert "at most 185 tokens per second for one stream and 1,194 for 16 sequences together" in text
     assert "0.41 tokens per joule alone and 2.65 with the batch" in text
     assert para.find("a", href=lambda h: h and "calculator/?model=llama-3-1-8b&format=q4_k_m" in h)
+
+
+def test_unified_memory_is_judged_against_the_gpus_default_share():
+    """A 128 GB M5 Max whose GPU may wire 115.4 GB by default (its entry, read from Metal by a
+    user): 105B parameters at 8 bits are 105 GB of weights, 115.5 GB with 10% overhead: less
+    than 128 GB, more than the GPU's default share, so it does not fit as the Mac ships."""
+    from generator.knowledge.calc import DeviceSpec, ModelSpec, estimate
+
+    mac = DeviceSpec("m5", "M5 Max", 128, 614, {}, gpu_default_gb=115.4)
+    big = ModelSpec("m", "105B", 105, 105, 80, 8, 128, "gqa")
+    assert estimate(big, mac, 8, 1).fits is False
+    assert estimate(ModelSpec("s", "100B", 100, 100, 80, 8, 128, "gqa"), mac, 8, 1).fits is True
+
+
+def test_the_m5_max_entry_carries_the_default_share(atlas):
+    from generator.knowledge.calc import device_spec
+
+    d = device_spec(atlas.entries["apple-m5-max"])
+    assert d.memory_gb == 128 and d.gpu_default_gb == 115.4 and d.usable_gb == 115.4

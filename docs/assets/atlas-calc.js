@@ -52,7 +52,8 @@
                 kv_per_sequence_gb: kvSeq / 1e9, sequences: seqs };
     if (d) {
       var perToken = m.active_b * 1e9 * bits / 8 + kvSeq;
-      if (d.memory_gb) out.fits = total <= d.memory_gb * 1e9;
+      var usable = d.gpu_default_gb || d.memory_gb;  // unified memory: the GPU's default share (calc.DeviceSpec.usable_gb)
+      if (d.memory_gb) out.fits = total <= usable * 1e9;
       var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
       if (p) { out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9); out.prefill_precision = p; }
       var read = weightsRead(m, seqs);
@@ -64,8 +65,8 @@
         out.decode_tps = out.decode_total_tps / seqs;
       }
       if (out.fits === false) {
-        out.devices_needed = Math.ceil(total / (d.memory_gb * 1e9));
-        var offload = total - d.memory_gb * 1e9;
+        out.devices_needed = Math.ceil(total / (usable * 1e9));
+        var offload = total - usable * 1e9;
         out.offload_gb = offload / 1e9;
         if (out.decode_tps !== null) {
           out.split_decode_tps = out.decode_tps * out.devices_needed;
@@ -379,6 +380,7 @@
                  " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
                  " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s." : "."));
           }
+          if (d.gpu_default_gb) note(d.title + ": macOS lets the GPU use " + d.gpu_default_gb + " GB of its " + d.memory_gb + " GB by default (Metal\u2019s recommended working set, as users have read it); fit is judged against that. Raising iogpu.wired_limit_mb gives the GPU more.");
           if (!d.bandwidth_gbs) note(d.title + ": its entry has no memory-bandwidth figure yet, so there is no decode ceiling.");
           if (!e.prefill_tps) note(d.title + ": its entry has no dense tensor throughput (TFLOPS) yet, so there is no prefill ceiling.");
           var decodeCell = el("td", { class: "atlas-calc__decode", "data-label": "Decode max (per sequence)" }, [document.createTextNode(decodeText)]);
@@ -426,7 +428,7 @@
           if (c.devices > 1 && c.hourly_usd !== null) note(d.title + ": the model is split over " + c.devices + " of them, so the cost is " + c.devices + " devices\u2019 price and power.");
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
             el("th", { scope: "row" }, [d.url ? el("a", { href: d.url, text: d.title }) : document.createTextNode(d.title)]),
-            el("td", { text: d.memory_gb ? d.memory_gb + " GB" : "unknown", "data-label": "Memory" }),
+            el("td", { class: "atlas-calc__memory", text: d.memory_gb ? d.memory_gb + " GB" + (d.gpu_default_gb ? " (GPU " + d.gpu_default_gb + ")" : "") : "unknown", "data-label": "Memory" }),
             el("td", { class: "atlas-calc__fits", text: fitsText, "data-label": "Fits?" }),
             decodeCell,
             prefillCell]));

@@ -114,6 +114,9 @@ def cmd_fit(args) -> int:
                          f"{e.offload_gb:.1f} GB to system memory (read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 "
                          f"channels): at most {e.offload_decode_tps:,.1f} tok/s")
             notes.append(line + ".")
+        if d.gpu_default_gb:
+            notes.append(f"  {_plain(d.title)}: macOS lets the GPU use {d.gpu_default_gb:g} GB of its {d.memory_gb:g} GB by default"
+                         " (Metal's recommended working set); fit is judged against that (raise iogpu.wired_limit_mb for more).")
         for why in e.missing:
             notes.append(f"  {_plain(d.title)}: {why}.")
         got = measured[d.id]

@@ -119,6 +119,12 @@ class DeviceSpec:
     tdp_w: float | None = None  # board power (TDP/TBP) as the vendor states it
     hourly_usd: float | None = None  # the entry's on-demand price per device-hour at one named cloud
     hourly_note: str | None = None  # which cloud, instance and region, and when the price was read
+    gpu_default_gb: float | None = None  # unified memory: what the GPU may use by default (macOS)
+
+    @property
+    def usable_gb(self) -> float | None:
+        """What weights and cache may fill: the GPU's default share where the entry gives one."""
+        return self.gpu_default_gb or self.memory_gb
 
 
 def model_spec(e: Entry) -> ModelSpec:
@@ -140,7 +146,8 @@ def device_spec(e: Entry) -> DeviceSpec:
     price = s.get("cloud_hourly_usd") or {}
     note = "; ".join(x for x in (price.get("note"), f"read {price['checked']}" if price.get("checked") else None) if x) or None
     return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops,
-                      tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note)
+                      tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note,
+                      gpu_default_gb=v("gpu_memory_default_gb"))
 
 
 def custom_device(memory_gb: float, bandwidth_gbs: float, tflops: float | None = None, tdp_w: float | None = None) -> DeviceSpec:
@@ -281,7 +288,7 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
         active = m.active_b * 1e9 * bits / 8
         per_token = active + kv_seq  # bytes one sequence's decode step reads
         if d.memory_gb:
-            fits = total <= d.memory_gb * 1e9
+            fits = total <= d.usable_gb * 1e9
         else:
             missing.append("memory size unknown: whether it fits cannot be said")
         if d.tflops:
@@ -295,9 +302,9 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
         if fits is False:
             # Split N ways (tensor parallelism), each device holds and reads 1/N: N times
             # the bandwidth and the compute, before the all-reduce traffic between them takes its share.
-            needed = math.ceil(total / (d.memory_gb * 1e9))
+            needed = math.ceil(total / (d.usable_gb * 1e9))
             # Or keep what fits and read the rest from system memory on every token.
-            offload = total - d.memory_gb * 1e9
+            offload = total - d.usable_gb * 1e9
             if decode is not None:
                 split = decode * needed
                 offloaded = min(offload, weights) * (m.active_b / m.params_b)  # the active share of offloaded weights
