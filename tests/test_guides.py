@@ -224,3 +224,42 @@ def test_every_guide_answer_cites_a_source_a_reader_can_open():
                for qid, q in g.get("questions").items() for o in q["options"] for r in o.get("recommend", ())]
     assert len(answers) > 80
     assert [a for a in answers if not set(a[4]) & checkable] == []
+
+
+def _hardware_answers():
+    from generator.pipeline import load_atlas
+    from conftest import REPO
+
+    atlas = load_atlas(REPO)
+    out = []
+    for g in atlas.of_kind("guide"):
+        for qid, q in (g.get("questions") or {}).items():
+            for o in q.get("options", []):
+                calc = o.get("calculator")
+                for r in o.get("recommend", []):
+                    e = atlas.entries[r["entry"]]
+                    # a product family (RTX 40 series) names no one device's memory to size against
+                    if calc and e.kind == "hardware" and e.get("class") not in ("family", "cluster"):
+                        out.append(pytest.param(atlas, calc, r, id=f"{g.id}:{qid}:{o['id']}:{e.id}"))
+    return out
+
+
+@pytest.mark.parametrize("atlas, calc, answer", _hardware_answers())
+def test_every_hardware_answer_fits_by_the_calculators_arithmetic(atlas, calc, answer):
+    """Issue 34: the hardware guide said two RTX 3090s hold a 4-bit 70B while the calculator
+    it links to needed three. Each answer that names a device for a model is sized with the
+    calculator (weights + KV cache + 10% overhead) at the option's settings, or at what the
+    answer says it assumes (bits, devices, a memory configuration), and must fit."""
+    from generator.knowledge.calc import device_spec, estimate, model_spec
+
+    e = atlas.entries[answer["entry"]]
+    d = device_spec(e)
+    assumes = answer.get("assumes") or {}
+    m = model_spec(atlas.entries[calc["model"]])
+    est = estimate(m, None, assumes.get("bits", calc["bits"]), assumes.get("context", calc.get("context", 4096)),
+                   calc.get("concurrency", 1))
+    memory = assumes.get("memory_gb") or d.usable_gb
+    devices = assumes.get("devices", 1)
+    assert memory, f"{e.id} has no memory figure"
+    assert est.total_gb <= devices * memory, (
+        f"{e.id}: {est.total_gb:.1f} GB needed, {devices} x {memory:g} GB assumed; say in 'assumes' what the answer relies on")
