@@ -160,3 +160,22 @@ def test_the_m5_max_entry_carries_the_default_share(atlas):
 
     d = device_spec(atlas.entries["apple-m5-max"])
     assert d.memory_gb == 128 and d.gpu_default_gb == 115.4 and d.usable_gb == 115.4
+
+
+def test_fit_columns_name_only_formats_the_device_runs(site):
+    """Issue 34 item 6: a device page's fit table named its columns FP8 and NVFP4 on every
+    device, Apple silicon and Ampere cards included. Now a column is named after a format only
+    where the device runs it; a model page, whose columns span every device, names widths."""
+    from bs4 import BeautifulSoup
+
+    def heads(path):
+        soup = BeautifulSoup((site / path / "index.html").read_text(), "html.parser")
+        table = soup.find(id="fit").find_next("table")
+        return " | ".join(th.get_text("", strip=True) for th in table.select("thead th"))
+
+    mac, ampere, blackwell = heads("hardware/apple-m4-max"), heads("hardware/nvidia-rtx-3090"), heads("hardware/nvidia-b200")
+    assert "NVFP4" not in mac and "FP8" not in mac and "MLX 4-bit" in mac
+    assert "FP8" not in ampere and "NVFP4" not in ampere and "8-bit (INT8)" in ampere
+    assert "FP8:" in blackwell and "NVFP4:" in blackwell
+    model = heads("models/llama-3-1-8b")
+    assert "4.5-bit (NVFP4,GGUFQ4_0,MLX4-bit)" in model and "8-bit (FP8,INT8)" in model  # (text joined without spaces)

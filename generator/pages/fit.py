@@ -22,15 +22,39 @@ FIT_LIMIT = 24
 
 
 def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
-    """16-, 8- and 4-bit columns, named after sourced formats where the entries give them."""
+    """16-, 8- and 4.5-bit columns. A model page's columns hold across every device, so they
+    are named by width with the formats of that width the entries give; a device page names
+    them after what that device runs (device_labels)."""
     from generator.knowledge.calc import formats
 
     known = formats(atlas)
     out = []
-    for names, bits, fallback in ((("fp16", "bf16"), 16.0, "16-bit"), (("fp8", "int8"), 8.0, "8-bit"),
-                                  (("nvfp4", "mxfp4", "int4"), 4.5, "4.5-bit")):
-        hit = next(((atlas.entries[n].title if n in atlas.entries else known[n][1], known[n][0]) for n in names if n in known), None)
-        out.append(hit or (fallback, bits))
+    shown = {"fp16": "FP16", "bf16": "BF16", "fp8": "FP8", "int8": "INT8", "nvfp4": "NVFP4", "gguf q4_0": "GGUF Q4_0",
+             "mlx affine 4-bit": "MLX 4-bit"}
+    for names, bits, width in ((("fp16", "bf16"), 16.0, "16-bit"), (("fp8", "int8"), 8.0, "8-bit"),
+                               (("nvfp4", "gguf q4_0", "mlx affine 4-bit"), 4.5, "4.5-bit")):
+        labels = [shown[n] for n in names if n in known and abs(known[n][0] - bits) < 0.01]  # only formats of that width
+        out.append((f"{width} ({', '.join(dict.fromkeys(labels))})" if labels else width, bits))
+    return out
+
+
+def device_labels(e: Entry, precisions: list[tuple[str, float]]) -> list[str]:
+    """The fit columns of a device page, named after what the device runs: FP8 and NVFP4
+    only where it has them (its formats or its tensor rates), never on Apple silicon or a
+    card without an FP8 path; otherwise the width and the portable formats of that width."""
+    runs = set((e.get("relations") or {}).get("supports_format", ()))
+    specs = e.get("specs") or {}
+    fp8 = "fp8" in runs or "fp8_tflops" in specs
+    nvfp4 = "nvfp4" in runs or (e.get("vendor") == "NVIDIA" and "fp4_tflops" in specs)  # NVIDIA's FP4 tensor format
+    mlx = "mlx-format" in runs or e.get("vendor") == "Apple"
+    out = []
+    for _label, bits in precisions:
+        if bits == 16:
+            out.append("16-bit (FP16/BF16)")
+        elif bits == 8:
+            out.append("FP8" if fp8 else "8-bit (INT8" + (", MLX 8-bit" if mlx else "") + ")")
+        else:
+            out.append("NVFP4" if nvfp4 else "4.5-bit (" + ("MLX 4-bit, " if mlx else "") + "GGUF Q4_0)")
     return out
 
 
@@ -83,7 +107,8 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
         _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
     if not rows:
         return None
-    return {"precisions": [p[0] for p in fit.precisions], "rows": rows,
+    labels = [p[0] for p in fit.precisions] if e.kind == "model" else device_labels(e, fit.precisions)
+    return {"precisions": labels, "rows": rows,
             "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model",
             "measured": any(c.get("measured") for r in rows for c in r["cells"])}
 
