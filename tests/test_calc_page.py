@@ -226,3 +226,21 @@ def test_a_device_of_your_own_is_sized_like_the_others(served):
     assert row.locator(".atlas-calc__prefill").inner_text().startswith(f"{expected.prefill_tps:,.0f} tok/s")
     assert "dev_mem=12" in page.url and "dev_bw=360" in page.url
     page.close()
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_the_model_list_is_grouped_and_a_model_is_found_by_name(site, browser, width):
+    """Issue 34 item 8: 45+ models grouped by developer, and found by typing a name or alias."""
+    from conftest import serve
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        goto(page, base + "/calculator/")
+        groups = page.locator("#calc-model optgroup").evaluate_all("gs => gs.map(g => g.label)")
+        assert len(groups) >= 8 and groups == sorted(groups, key=str.casefold)
+        assert page.locator("#calc-model optgroup[label='OpenAI'] option").count() == 2  # gpt-oss-20b and -120b together
+        page.fill("#calc-model-find", "gpt-oss-120b")
+        assert page.locator("#calc-model").input_value() == "gpt-oss-120b"
+        assert "model=gpt-oss-120b" in page.url
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        page.close()

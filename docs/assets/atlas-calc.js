@@ -236,8 +236,29 @@
     var data = JSON.parse(root.dataset.calc);
     var q = new URLSearchParams(location.search);
     function field(label, input) { return el("label", { class: "atlas-calc__field" }, [el("span", { text: label }), input]); }
+    // Models grouped by developer (families read together), and a box that finds one by
+    // name or alias: 45+ models are too many for one flat list on a phone.
     var model = el("select", { id: "calc-model" });
-    data.models.forEach(function (m) { model.appendChild(el("option", { value: m.id, text: m.title })); });
+    var byDev = {};
+    data.models.forEach(function (m) { (byDev[m.developer || "Other"] = byDev[m.developer || "Other"] || []).push(m); });
+    Object.keys(byDev).sort(function (a, b) { return a.localeCompare(b); }).forEach(function (dev) {
+      var group = el("optgroup", { label: dev });
+      byDev[dev].sort(function (a, b) { return a.title.localeCompare(b.title, "en", { numeric: true }); })
+        .forEach(function (m) { group.appendChild(el("option", { value: m.id, text: m.title })); });
+      model.appendChild(group);
+    });
+    var modelNames = el("datalist", { id: "calc-model-names" });
+    var nameToId = {};
+    data.models.forEach(function (m) {
+      [m.title].concat(m.aliases || []).forEach(function (n) {
+        if (!(n.toLowerCase() in nameToId)) { nameToId[n.toLowerCase()] = m.id; modelNames.appendChild(el("option", { value: n })); }
+      });
+    });
+    var modelFind = el("input", { id: "calc-model-find", type: "search", list: "calc-model-names", placeholder: "e.g. gpt-oss-120b", autocomplete: "off" });
+    modelFind.addEventListener("input", function () {
+      var id = nameToId[modelFind.value.trim().toLowerCase()];
+      if (id && id !== model.value) { model.value = id; model.dispatchEvent(new Event("change")); }
+    });
     var format = el("select", { id: "calc-format" });
     var bitsOf = {}, meaningOf = {};
     data.formats.forEach(function (g) {
@@ -312,7 +333,7 @@
     var notes = el("ul", { class: "atlas-calc__notes" });
     var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
-      field("Model", model), field("Weight format", format), field("Bits per weight", bits),
+      field("Find a model", modelFind), modelNames, field("Model", model), field("Weight format", format), field("Bits per weight", bits),
       field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), costBox, paste, own, meaning, message, summary,
       legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 

@@ -31,6 +31,7 @@ def calculator_data(atlas: Atlas) -> dict:
                        "kv_bytes_16": m.kv_bytes_16, "sliding_window": m.sliding_window, "sliding_layers": m.sliding_layers,
                        "linear_heads": m.linear_heads, "linear_key_dim": m.linear_key_dim, "linear_value_dim": m.linear_value_dim,
                        "experts_total": m.experts_total, "experts_active": m.experts_active,
+                       "developer": e.get("developer") or "Other", "aliases": list(e.aliases),
                        "url": "../" + e.url.strip("/") + "/"})
     devices = []
     for e in atlas.of_kind("hardware"):
