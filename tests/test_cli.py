@@ -156,3 +156,14 @@ def test_fit_refuses_half_a_device_and_bad_prices():
     bad = run([ATLAS, "fit", "llama-3-1-8b", "--device", "H100 SXM", "--price-per-hour", "-3"], cwd=REPO)
     assert bad.returncode == 2 and "between 0 and" in bad.stderr
     assert run([ATLAS, "fit", "llama-3-1-8b", "--kwh-price", "nan"], cwd=REPO).returncode == 2
+
+
+def test_fit_prices_this_projects_measurement_beside_the_ceiling():
+    """Where the GPU suite measured the pair, the cost at the measured speed stands beside the
+    cost at the ceiling: $2.50 an hour over (measured tok/s x 3,600) per million tokens."""
+    args = [ATLAS, "fit", "llama-3-1-8b", "--device", "H100 SXM", "--format", "bf16", "--price-per-hour", "2.5"]
+    got = json.loads(run(args + ["--json"], cwd=REPO).stdout)["devices"][0]["measured"]
+    assert got and got["comparable"]
+    text = run(args, cwd=REPO).stdout
+    assert f"at this project's measured {got['tokens_per_s']:,.1f} tok/s" in text
+    assert f"${2.5 / (got['tokens_per_s'] * 3600) * 1e6:,.2f} per million output tokens" in text

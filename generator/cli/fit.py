@@ -139,7 +139,7 @@ def cmd_fit(args) -> int:
     if notes:
         print()
         print("\n".join(dict.fromkeys(notes)))
-    _print_costs(rows, costs, args)
+    _print_costs(rows, costs, args, measured if comparable else {})
     print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
           "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
     return EXIT_OK
@@ -153,9 +153,10 @@ def _per_j(x: float | None) -> str:
     return "-" if x is None else f"{x:,.2f}" if x < 10 else f"{x:,.0f}"
 
 
-def _print_costs(rows, costs, args) -> None:
+def _print_costs(rows, costs, args, measured: dict) -> None:
     """Dollars per million tokens and tokens per joule at the ceilings (calc.cost): floors,
-    as the speeds are ceilings. Shown where a price or a TDP exists."""
+    as the speeds are ceilings. Shown where a price or a TDP exists; where this project
+    measured the pair (one sequence), the same at the measured speed beside them."""
     shown = [(d, costs[d.id]) for d, _ in rows if costs[d.id].hourly_usd is not None or costs[d.id].watts]
     if not shown:
         if args.price_per_hour is None and args.kwh_price is None:
@@ -181,3 +182,10 @@ def _print_costs(rows, costs, args) -> None:
             print(f"  {_plain(d.title)}: price {_plain(c.price)}.")
         if c.devices > 1:
             print(f"  {_plain(d.title)}: split over {c.devices}, so {c.devices} devices' price and power.")
+        got = measured.get(d.id)
+        if got and c.devices == 1:
+            at = [f"${c.hourly_usd / (got.tokens_per_s * 3600) * 1e6:,.2f} per million output tokens"] if c.hourly_usd is not None else []
+            at += [f"{got.tokens_per_s / c.watts:,.2f} tokens per joule"] if c.watts else []
+            if at:
+                print(f"  {_plain(d.title)}: at this project's measured {got.tokens_per_s:,.1f} tok/s (one sequence, "
+                      f"{got.context:,} tokens, plain PyTorch): {' and '.join(at)}.")
