@@ -133,9 +133,10 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         already refused unknown ids, in on_config)."""
         if page.file.generated_by is not None or self.atlas is None:
             return markdown
-        if "[[" not in markdown and "[@" not in markdown:
+        checked = page.meta.get("checked")
+        if "[[" not in markdown and "[@" not in markdown and not checked:
             return markdown
-        return expand(markdown, self.atlas, page.file.src_uri)
+        return expand(markdown, self.atlas, page.file.src_uri, str(checked) if checked else None)
 
     def on_page_content(self, html: str, page, config, files) -> str:
         """Link the first mention of every entry on every page, handwritten or generated

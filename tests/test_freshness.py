@@ -12,7 +12,7 @@ import subprocess
 import yaml
 
 import minikb
-from conftest import BIN, mkdocs_build
+from conftest import BIN, REPO, mkdocs_build
 from generator.kb.freshness import due, stale_findings
 from generator.pipeline import load_atlas
 
@@ -105,3 +105,18 @@ def test_the_real_knowledge_base_has_no_contradiction_and_every_engine_says_its_
 
     assert contradictions(atlas, REPO) == []
     assert all(e.get("as_of", {}).get("version") for e in atlas.of_kind("engine"))
+
+
+def test_learn_pages_say_when_their_facts_were_last_checked(site, kb):
+    """Issue 36 item 5: glossary, guide and learn pages show when their facts were last
+    checked. A learn page's front matter `checked:` is printed at its foot; an impossible
+    date stops `atlas check` at its line."""
+    html = (site / "learn/quantization/index.html").read_text()
+    page = (REPO / "docs/learn/quantization.md").read_text()
+    date = next(line.split(":", 1)[1].strip() for line in page.splitlines() if line.startswith("checked:"))
+    y, m, d = date.split("-")
+    assert f"Facts on this page last checked {int(d)} {dt.date(int(y), int(m), 1):%B} {y}." in html
+    bad = kb / "docs/learn/quantization.md"
+    bad.write_text(bad.read_text().replace(f"checked: {date}", "checked: 2026-02-30"))
+    out = subprocess.run([str(BIN / "atlas"), "check"], capture_output=True, text=True, cwd=kb)
+    assert out.returncode == 2 and "docs/learn/quantization.md:4:" in out.stderr and "checked:" in out.stderr

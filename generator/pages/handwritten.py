@@ -23,6 +23,8 @@ from generator.kb.text import (
     expand_wikilinks,
     split_code,
 )
+from generator.kb.values import date_problem
+from generator.render.labels import long_date
 from generator.render.page import Page, sources_md
 
 
@@ -56,7 +58,15 @@ def problems(text: str, atlas: Atlas, path: str) -> list[Finding]:
         line, col = _where(text, offset)
         out.append(Finding(path, line, col, f"links may not use {scheme}: URLs; use an http, https or mailto link, "
                                             "or a relative one"))
+    m = CHECKED_RE.match(text)
+    if m and (problem := date_problem(m.group(2).strip().strip("'\""))):
+        line, col = _where(text, m.start(2))
+        out.append(Finding(path, line, col, f"checked: {problem}; write the date the facts were last checked as YYYY-MM-DD"))
     return out
+
+
+CHECKED_RE = re.compile(r"---\n(?:.*\n)*?(checked:[ \t]*)(.*)\n(?:.*\n)*?---\n")
+"""A handwritten page's front matter line `checked: YYYY-MM-DD`: when its facts were last checked."""
 
 
 DIRECTIVE_RE = re.compile(r"<!--\s*atlas:([^\s>]*)([^>]*?)-->")
@@ -90,8 +100,9 @@ def _figure(name: str, atlas: Atlas, page: Page) -> str:
     return "\n\n" + figures.CHARTS[name](atlas, page) + "\n\n"
 
 
-def expand(text: str, atlas: Atlas, src: str) -> str:
-    """The page's Markdown with links and citations expanded and a Sources list appended.
+def expand(text: str, atlas: Atlas, src: str, checked: str | None = None) -> str:
+    """The page's Markdown with links and citations expanded and a Sources list appended,
+    after a line saying when its facts were last `checked` (its front matter) where given.
     `src` is the page's docs-relative path. Call `problems` first: unknown ids raise KeyError."""
     page = Page(atlas, src)
     out = []
@@ -102,6 +113,8 @@ def expand(text: str, atlas: Atlas, src: str) -> str:
             piece = CITE_RE.sub(lambda m: page.cite(m.group(1)), piece)
         out.append(piece)
     body = "".join(out)
+    if checked and not date_problem(str(checked)):
+        body = body.rstrip() + f"\n\n*Facts on this page last checked {long_date(str(checked))}.*\n{{: .atlas-checked }}\n"
     if page.sources:
         body = body.rstrip() + "\n\n" + sources_md(page, [atlas.sources[s] for s in page.sources])
     return body
