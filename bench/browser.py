@@ -3,7 +3,7 @@ reported as the median with its spread. These numbers depend on the machine's lo
 moment, so they live here and not in the pass/fail tests (which check what is
 deterministic: bytes, requests, layout shift, accessibility, behaviour).
 
-    python -m generator.bench_browser [--runs 5] [--site SITE] [--page docs/benchmark-browser.md]
+    python -m bench.browser [--runs 5] [--site SITE] [--page docs/benchmark-browser.md]
 
 - Lighthouse performance score, first and largest contentful paint and total blocking
   time for the home page, a glossary entry and a guide, served gzip-compressed on loopback.

@@ -1,7 +1,7 @@
 """Authoring benchmark: how long an author waits, under `make serve`, between saving an
 entry and seeing it served, beside a clean build of the same sources.
 
-    python -m generator.bench_serve [--sizes real 1000] [--runs 5] [--page docs/benchmark-serve.md]
+    python -m bench.serve [--sizes real 1000] [--runs 5] [--page docs/benchmark-serve.md]
 
 For the real knowledge base (a copy) and a synthetic one of 1,000 entries
 (generator.bench.make_corpus), it
