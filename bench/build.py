@@ -1,6 +1,6 @@
 """Scale benchmark: synthetic knowledge bases of growing size through every stage.
 
-    python -m generator.bench [--sizes 100 1000 10000] [--out bench-out] [--page docs/benchmark.md]
+    python -m bench.build [--sizes 100 1000 10000] [--out bench-out] [--page docs/benchmark.md]
 
 For each size it writes a corpus that is valid against the real schemas and ontology
 (realistic titles, aliases, relations, bodies with citations and links, engine support
