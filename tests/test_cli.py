@@ -5,6 +5,7 @@ import sys
 from pathlib import Path
 
 import networkx as nx
+import pytest
 
 from conftest import REPO, run
 
@@ -167,3 +168,14 @@ def test_fit_prices_this_projects_measurement_beside_the_ceiling():
     text = run(args, cwd=REPO).stdout
     assert f"at this project's measured {got['tokens_per_s']:,.1f} tok/s" in text
     assert f"${2.5 / (got['tokens_per_s'] * 3600) * 1e6:,.2f} per million output tokens" in text
+
+
+@pytest.mark.parametrize("typed, model", [
+    ("gpt-oss-120b", "gpt-oss-120b"), ("Qwen3-235B-A22B", "qwen3-235b-a22b"), ("qwen3 30b", "qwen3-30b-a3b"),
+    ("Llama 4 Scout", "llama-4-scout"), ("gemma3:27b", "gemma-3-27b"), ("Kimi K2", "kimi-k2"),
+    ("Mistral Small", "mistral-small-3-1"), ("Phi-4", "phi-4"), ("DeepSeek R1", "deepseek-r1"), ("GLM 4.5", "glm-4-5")])
+def test_this_years_models_are_found_by_the_names_people_type(typed, model):
+    """Issue 34: a reader arrives with a model's usual name (the issue's list, Ollama tags too)."""
+    out = run([ATLAS, "define", typed, "--json"], cwd=REPO)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["id"] == model
