@@ -50,10 +50,27 @@ def test_moe_decode_reads_active_weights_but_memory_holds_all():
     e = estimate(DSV3, H100_SXM, bits=8, tokens=1)
     assert e.weights_gb == pytest.approx(671.0)
     assert e.fits is False and e.decode_tps is None  # no single-H100 figure: it cannot hold the model
-    # 671 GB + 10% = 738.1 GB needs ten 80 GB cards; split ten ways each reads a tenth of the
-    # 37 B active parameters per token: ten times one card's bound.
-    assert e.devices_needed == 10
-    assert e.split_decode_tps == pytest.approx(10 * 3350e9 / (37e9 + 70272), rel=1e-9)
+    # 671 GB + 10% = 738.1 GB needs ten 80 GB cards: more than one 8-GPU server, so no split
+    # figure is offered (issue 34: only splits people build).
+    assert e.devices_needed == 10 and e.can_split is False and e.split_decode_tps is None
+    # At 4 bits, 335.5 GB + 10% = 369.1 GB needs five: split five ways each reads a fifth of the
+    # 37 B active parameters per token, five times one card's bound.
+    e = estimate(DSV3, H100_SXM, bits=4, tokens=1)
+    assert e.devices_needed == 5 and e.can_split
+    assert e.split_decode_tps == pytest.approx(5 * 3350e9 / (37e9 * 0.5 + 70272), rel=1e-9)
+
+
+def test_a_laptop_is_one_machine_and_nine_cards_are_more_than_a_server():
+    """Sixteen M2 Max laptops for DeepSeek-R1 is no setup anyone builds: a SoC (one machine)
+    gets no split and no offload figure (its memory is the system memory); a card needing more
+    than eight gets no split figure, but offloading to system memory is still worked out."""
+    mac = DeviceSpec("mac", "M2 Max", 96, 400, {}, max_devices=1)
+    e = estimate(DSV3, mac, bits=4.89, tokens=4096)
+    assert e.fits is False and e.devices_needed == 5 and e.can_split is False
+    assert e.split_decode_tps is None and e.offload_decode_tps is None
+    card = DeviceSpec("c", "24 GB card", 24, 1008, {"fp16": 165})
+    e = estimate(DSV3, card, bits=4.89, tokens=4096)
+    assert e.devices_needed > 8 and e.can_split is False and e.split_decode_tps is None and e.offload_decode_tps > 0
 
 
 def test_dense_27b_nvfp4_on_a_273_gbs_device():
@@ -134,12 +151,12 @@ def test_dollars_per_million_tokens_and_tokens_per_joule_worked_by_hand():
 
 
 def test_a_split_model_pays_for_every_device_it_needs():
-    # DeepSeek-V3 at 8 bits needs ten H100s: ten device-hours and ten boards' power per hour.
+    # DeepSeek-V3 at 4 bits needs five H100s: five device-hours and five boards' power per hour.
     h100 = DeviceSpec("h100", "H100 SXM", 80, 3350, {"fp16": 989.4}, tdp_w=700)
-    e = estimate(DSV3, h100, bits=8, tokens=1)
+    e = estimate(DSV3, h100, bits=4, tokens=1)
     c = cost(e, h100, hourly_usd=3.0)
-    assert c.devices == 10 and c.hourly_usd == pytest.approx(30.0) and c.watts == 7000
-    assert c.output_usd_per_m == pytest.approx(30.0 / (e.split_decode_tps * 3600) * 1e6)
+    assert c.devices == 5 and c.hourly_usd == pytest.approx(15.0) and c.watts == 3500
+    assert c.output_usd_per_m == pytest.approx(15.0 / (e.split_decode_tps * 3600) * 1e6)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -179,3 +179,19 @@ def test_fit_columns_name_only_formats_the_device_runs(site):
     assert "FP8:" in blackwell and "NVFP4:" in blackwell
     model = heads("models/llama-3-1-8b")
     assert "4.5-bit (NVFP4,GGUFQ4_0,MLX4-bit)" in model and "8-bit (FP8,INT8)" in model  # (text joined without spaces)
+
+
+def test_fit_tables_suggest_only_splits_people_build(site):
+    """Issue 34 item 6: the M2 Max page suggested sixteen laptops for DeepSeek-R1. A laptop is
+    one machine: its row is a bare ✗. An H100 still shows the GPUs a split needs, up to eight."""
+    from bs4 import BeautifulSoup
+
+    def row(device, model):
+        soup = BeautifulSoup((site / f"hardware/{device}/index.html").read_text(), "html.parser")
+        table = soup.find(id="fit").find_next("table")
+        return next(tr for tr in table.select("tbody tr") if tr.find("a") and tr.find("a").get_text() == model).get_text(" | ", strip=True)
+
+    mac = row("apple-m2-max", "DeepSeek-R1")
+    assert "✗" in mac and "×" not in mac and "tok/s on" not in mac
+    h100 = row("nvidia-h100-sxm", "Llama 3 70B")  # 16-bit: about 156 GB, two GPUs
+    assert "✗ 2×" in h100 and "tok/s on 2" in h100

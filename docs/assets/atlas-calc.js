@@ -66,12 +66,16 @@
       }
       if (out.fits === false) {
         out.devices_needed = Math.ceil(total / (usable * 1e9));
+        var maxDevices = d.max_devices || 8;  // calc.SPLIT_LIMIT: one machine, or one 8-device server
+        out.can_split = out.devices_needed <= maxDevices;
         var offload = total - usable * 1e9;
         out.offload_gb = offload / 1e9;
         if (out.decode_tps !== null) {
-          out.split_decode_tps = out.decode_tps * out.devices_needed;
-          var off = Math.min(offload, weights) * (m.active_b / m.params_b);
-          out.offload_decode_tps = 1 / ((perToken - off) / (d.bandwidth_gbs * 1e9) + off / ((hostGbs || 76.8) * 1e9));
+          if (out.can_split) out.split_decode_tps = out.decode_tps * out.devices_needed;
+          if (maxDevices > 1) {
+            var off = Math.min(offload, weights) * (m.active_b / m.params_b);
+            out.offload_decode_tps = 1 / ((perToken - off) / (d.bandwidth_gbs * 1e9) + off / ((hostGbs || 76.8) * 1e9));
+          }
         }
         out.decode_tps = null;  // one device cannot hold it
         out.decode_total_tps = null;
@@ -87,6 +91,9 @@
    * for one sequence served alone. */
   function cost(e, one, d, hourly, kwh) {
     var split = e.fits === false, n = split ? (e.devices_needed || 1) : 1;
+    if (split && !e.can_split)  // no usual setup holds it: nothing to price
+      return { devices: n, hourly_usd: null, watts: null, output_usd_per_m: null, batch_output_usd_per_m: null, input_usd_per_m: null,
+               tokens_per_joule: null, batch_tokens_per_joule: null, input_tokens_per_joule: null };
     var oneTps = one.fits === false ? one.split_decode_tps : one.decode_tps;
     var total = split ? (e.split_decode_tps ? e.split_decode_tps * e.sequences : null) : e.decode_total_tps;
     var prefill = e.prefill_tps ? e.prefill_tps * n : null;
@@ -385,7 +392,7 @@
         }
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
-          var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : "no: needs " + e.devices_needed);
+          var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : e.can_split ? "no: needs " + e.devices_needed : "no");
           var decodeText = e.decode_tps ? fmt(e.decode_tps, e.decode_tps < 10 ? 1 : 0) + " tok/s" +
               (s > 1 ? " each, " + fmt(e.decode_total_tps, 0) + " in total" : "") + (e.decode_bound === "compute" ? " (compute-bound)" : "")
             : e.split_decode_tps ? fmt(e.split_decode_tps, 0) + " tok/s on " + e.devices_needed + " (split)"
@@ -395,11 +402,14 @@
           if (d.bandwidth_gbs && s > 1 && m.active_b !== m.params_b && !(m.experts_total && m.experts_active))
             note(m.title + ": its entry does not give its expert counts, so how many experts a batch reads, and so its decode ceiling above one sequence, cannot be worked out.");
           if (e.fits === false) {
-            note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than its " + d.memory_gb + " GB. Split over " + e.devices_needed +
-                 " of them (tensor parallelism)" + (e.split_decode_tps ? ", decode at most " + fmt(e.split_decode_tps, 0) +
-                 " tok/s before the traffic between them (a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe); or keep " + d.memory_gb +
-                 " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
-                 " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s." : "."));
+            var maxD = d.max_devices || 8;
+            note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than its " + d.memory_gb + " GB." +
+                 (e.can_split ? " Split over " + e.devices_needed + " of them with an engine that does tensor parallelism (vLLM, SGLang, TensorRT-LLM) or a layer split (llama.cpp, ExLlama)" +
+                   (e.split_decode_tps ? ": decode at most " + fmt(e.split_decode_tps, 0) + " tok/s before the traffic between them (a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe)" : "")
+                 : maxD === 1 ? " It is one machine, and " + e.devices_needed + " of them for one model is no usual setup: a smaller format, a shorter context or a larger machine"
+                 : " It would take " + e.devices_needed + ", more than one " + maxD + "-device server: a smaller format or a larger device") +
+                 (e.offload_decode_tps ? "; or keep " + d.memory_gb + " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
+                   " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s" : "") + ".");
           }
           if (d.gpu_default_gb) note(d.title + ": macOS lets the GPU use " + d.gpu_default_gb + " GB of its " + d.memory_gb + " GB by default (Metal\u2019s recommended working set, as users have read it); fit is judged against that. Raising iogpu.wired_limit_mb gives the GPU more.");
           if (!d.bandwidth_gbs) note(d.title + ": its entry has no memory-bandwidth figure yet, so there is no decode ceiling.");

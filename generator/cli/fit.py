@@ -96,7 +96,7 @@ def cmd_fit(args) -> int:
     notes: list[str] = []
     for d, e in rows:
         mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
-        fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x")
+        fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x" if e.can_split else "no")
         dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
         pre = (f"{e.prefill_tps:,.0f} tok/s" + ("" if e.prefill_precision in ("fp16", "bf16") else f" ({e.prefill_precision.upper()})")
                if e.prefill_tps else "-")
@@ -106,13 +106,22 @@ def cmd_fit(args) -> int:
             notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
                          "sets the decode ceiling (2 FLOP per active parameter per token).")
         if e.fits is False:
-            line = (f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB. Split over "
-                    f"{e.devices_needed} of them (tensor parallelism)")
-            if e.split_decode_tps:
-                line += (f", decode at most {e.split_decode_tps:,.0f} tok/s before the traffic between the cards "
-                         f"(a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe); or keep {e.memory_gb:g} GB on the card and offload "
-                         f"{e.offload_gb:.1f} GB to system memory (read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 "
-                         f"channels): at most {e.offload_decode_tps:,.1f} tok/s")
+            line = f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB."
+            if e.can_split:
+                line += (f" Split over {e.devices_needed} of them with an engine that does tensor parallelism (vLLM, SGLang,"
+                         " TensorRT-LLM) or a layer split (llama.cpp, ExLlama)")
+                if e.split_decode_tps:
+                    line += (f": decode at most {e.split_decode_tps:,.0f} tok/s before the traffic between the cards "
+                             "(a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe)")
+            elif d.max_devices == 1:
+                line += (f" It is one machine, and {e.devices_needed} of them for one model is no usual setup: "
+                         "a smaller format, a shorter context or a larger machine")
+            else:
+                line += (f" It would take {e.devices_needed}, more than one {d.max_devices}-device server: "
+                         "a smaller format or a larger device")
+            if e.offload_decode_tps:
+                line += (f"; or keep {e.memory_gb:g} GB on the card and offload {e.offload_gb:.1f} GB to system memory "
+                         f"(read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 channels): at most {e.offload_decode_tps:,.1f} tok/s")
             notes.append(line + ".")
         if d.gpu_default_gb:
             notes.append(f"  {_plain(d.title)}: macOS lets the GPU use {d.gpu_default_gb:g} GB of its {d.memory_gb:g} GB by default"

@@ -120,6 +120,7 @@ class DeviceSpec:
     hourly_usd: float | None = None  # the entry's on-demand price per device-hour at one named cloud
     hourly_note: str | None = None  # which cloud, instance and region, and when the price was read
     gpu_default_gb: float | None = None  # unified memory: what the GPU may use by default (macOS)
+    max_devices: int = 8  # how many a model may be split over in a usual setup (SPLIT_LIMIT)
 
     @property
     def usable_gb(self) -> float | None:
@@ -147,7 +148,14 @@ def device_spec(e: Entry) -> DeviceSpec:
     note = "; ".join(x for x in (price.get("note"), f"read {price['checked']}" if price.get("checked") else None) if x) or None
     return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops,
                       tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note,
-                      gpu_default_gb=v("gpu_memory_default_gb"))
+                      gpu_default_gb=v("gpu_memory_default_gb"), max_devices=SPLIT_LIMIT.get(e.get("class"), 8))
+
+
+SPLIT_LIMIT = {"soc": 1, "system": 1, "cluster": 1, "family": 1}
+"""How many of a device a model is split over in a usual setup, by class: accelerator cards
+and chips up to one 8-device server (tensor parallelism over NVLink, Infinity Fabric, ICI or
+NeuronLink; a layer split over PCIe for cards without a link); a laptop, mini-PC, board,
+workstation or rack is one machine, and sixteen of them for one model is no usual setup."""
 
 
 def custom_device(memory_gb: float, bandwidth_gbs: float, tflops: float | None = None, tdp_w: float | None = None) -> DeviceSpec:
@@ -244,8 +252,9 @@ class Estimate:
     fits: bool | None
     decode_tps: float | None  # per sequence at `sequences` at once, upper bound; None where it cannot run on one device
     prefill_tps: float | None  # tokens per second, upper bound
-    devices_needed: int | None = None  # where it does not fit one device: how many, split by tensor parallelism
+    devices_needed: int | None = None  # where it does not fit one device: how many it would take to hold it
     split_decode_tps: float | None = None  # the ceiling on that many devices, before any communication cost
+    can_split: bool | None = None  # whether that many is a usual setup (DeviceSpec.max_devices)
     offload_gb: float | None = None  # or: what would have to live in system memory instead
     offload_decode_tps: float | None = None  # ... and the ceiling when those bytes are read from there each token
     missing: tuple[str, ...] = ()  # figures the device entry lacks, in words
@@ -282,7 +291,7 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
     over = overhead * (weights + kv)
     total = weights + kv + over
     fits = decode = prefill = prefill_precision = None
-    needed = split = offload = offload_tps = decode_total = bound = None
+    needed = split = offload = offload_tps = decode_total = bound = can_split = None
     missing: list[str] = []
     if d is not None:
         active = m.active_b * 1e9 * bits / 8
@@ -303,17 +312,20 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float, tokens: int, seque
             # Split N ways (tensor parallelism), each device holds and reads 1/N: N times
             # the bandwidth and the compute, before the all-reduce traffic between them takes its share.
             needed = math.ceil(total / (d.usable_gb * 1e9))
+            can_split = needed <= d.max_devices
             # Or keep what fits and read the rest from system memory on every token.
             offload = total - d.usable_gb * 1e9
             if decode is not None:
-                split = decode * needed
-                offloaded = min(offload, weights) * (m.active_b / m.params_b)  # the active share of offloaded weights
-                offload_tps = 1 / ((per_token - offloaded) / (d.bandwidth_gbs * 1e9) + offloaded / (host_bandwidth_gbs * 1e9))
+                if can_split:  # only a split people actually build
+                    split = decode * needed
+                if d.max_devices > 1:  # a card beside system memory (on one machine's unified memory there is no "beside")
+                    offloaded = min(offload, weights) * (m.active_b / m.params_b)  # the active share of offloaded weights
+                    offload_tps = 1 / ((per_token - offloaded) / (d.bandwidth_gbs * 1e9) + offloaded / (host_bandwidth_gbs * 1e9))
             decode = decode_total = None  # one device cannot hold it: no single-device figure
     return Estimate(model=m.id, device=d.id if d else "", bits=bits, weights_gb=weights / 1e9, kv_gb=kv / 1e9,
                     overhead_gb=over / 1e9, total_gb=total / 1e9, memory_gb=d.memory_gb if d else None,
                     fits=fits, decode_tps=decode, prefill_tps=prefill, prefill_precision=prefill_precision,
-                    devices_needed=needed, split_decode_tps=split,
+                    devices_needed=needed, split_decode_tps=split, can_split=can_split,
                     offload_gb=offload / 1e9 if offload is not None else None, offload_decode_tps=offload_tps,
                     missing=tuple(missing), sequences=sequences, decode_total_tps=decode_total, decode_bound=bound,
                     kv_per_sequence_gb=kv_seq / 1e9)
@@ -388,6 +400,10 @@ def cost(e: Estimate, d: DeviceSpec, hourly_usd: float | None = None, kwh_usd: f
         if value is not None and not (math.isfinite(value) and 0 <= value <= PRICE_LIMITS[name]):
             raise CalcError(f"{name} = {value:g} must be between 0 and {PRICE_LIMITS[name]:,g} US dollars")
     split = e.fits is False
+    if split and not e.can_split:  # no usual setup holds it: nothing to price
+        return Cost(devices=e.devices_needed or 1, hourly_usd=None, price=None, watts=None, output_usd_per_m=None,
+                    batch_output_usd_per_m=None, input_usd_per_m=None, tokens_per_joule=None,
+                    batch_tokens_per_joule=None, input_tokens_per_joule=None)
     n = (e.devices_needed or 1) if split else 1
     one = single.split_decode_tps if single.fits is False else single.decode_tps
     total = (e.split_decode_tps * e.sequences if e.split_decode_tps else None) if split else e.decode_total_tps

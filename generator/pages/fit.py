@@ -100,7 +100,7 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
             for _label, bits in fit.precisions:
                 est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
                 cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps,
-                              "needed": est.devices_needed, "split": est.split_decode_tps})
+                              "needed": est.devices_needed if est.can_split else None, "split": est.split_decode_tps})
         except CalcError:
             continue
         rows.append({"link": page.link(other.id), "cells": cells})
