@@ -195,3 +195,20 @@ def test_fit_tables_suggest_only_splits_people_build(site):
     assert "✗" in mac and "×" not in mac and "tok/s on" not in mac
     h100 = row("nvidia-h100-sxm", "Llama 3 70B")  # 16-bit: about 156 GB, two GPUs
     assert "✗ 2×" in h100 and "tok/s on 2" in h100
+
+
+def test_the_calculator_lists_each_format_once(site):
+    """Issue 34 item 6: 'GPTQ/AWQ group 128' (INT4's worked example) beside GPTQ and AWQ, and
+    MLX's 4-bit under three names. An entry's example of another entry's format is shown on
+    its page and offered once, under that format's own entry."""
+    import html
+    import json
+
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((site / "calculator/index.html").read_text(), "html.parser")
+    data = json.loads(html.unescape(soup.select_one("#atlas-calc")["data-calc"]))
+    labels = [o["label"] for g in data["formats"] for o in g["options"]]
+    assert len(labels) == len({x.casefold() for x in labels})
+    assert {"GPTQ", "AWQ", "MLX format", "GGUF Q4_0"} <= set(labels)
+    assert not {"GPTQ/AWQ group 128", "MLX affine 4-bit", "affine 4-bit, group 64"} & set(labels)

@@ -177,7 +177,7 @@ def formats(atlas: Atlas) -> dict[str, tuple[float, str, str]]:
             for name in (e.id, e.title, *e.aliases):
                 out.setdefault(name.casefold(), (float(f["value"]), e.title, f["source"]))
         for var in e.get("variants") or ():
-            if var.get("scope", "model") == "model":  # not a level for one part, such as EXL2's output head
+            if var.get("scope", "model") in ("model", "example"):  # not a level for one part, such as EXL2's output head
                 out.setdefault(var["name"].casefold(), (float(var["bits_per_weight"]), var["name"], var["source"]))
     return out
 
