@@ -130,7 +130,7 @@ def make_corpus(dest: Path, n: int, seed: int = 1) -> None:
             data["features"] = {t: {"status": rng.choice(["yes", "no", "partial"]), "source": srcs[0]}
                                 for t in rng.sample([t[0] for t in terms], min(8, len(terms)))}
         elif kind == "hardware":
-            data.update(vendor="Synthetic", **{"class": "gpu"})
+            data.update(vendor="Synthetic", segment="data-centre", **{"class": "gpu"})
             data["specs"] = {"memory_gb": {"value": rng.choice([16, 24, 32, 80]), "source": srcs[0]},
                              "bandwidth_gbs": {"value": rng.choice([500, 1000, 3350]), "source": srcs[1]}}
         else:

@@ -53,7 +53,7 @@ def write(root: Path, payload: str = "") -> Path:
         "features": {"kv-cache": {"status": "yes", "source": "src-a", "note": f"note{p}"}}, "sources": ["src-a"],
     })
     dump(g / "hardware" / "gpu-y.yaml", {
-        "title": f"GPU Y{p}", "vendor": f"Vendor{p}", "class": "gpu", "short": f"A test accelerator with sourced specifications.{p}",
+        "title": f"GPU Y{p}", "vendor": f"Vendor{p}", "class": "gpu", "segment": "data-centre", "short": f"A test accelerator with sourced specifications.{p}",
         "body": f"Body.{p}", "specs": {"memory_gb": {"value": 24, "source": "src-a", "note": f"n{p}"},
                                      "bandwidth_gbs": {"value": 1008, "source": "src-b"},
                                      "tdp_w": {"value": 450, "source": "src-b"},

@@ -244,3 +244,26 @@ def test_the_model_list_is_grouped_and_a_model_is_found_by_name(site, browser, w
         assert "model=gpt-oss-120b" in page.url
         assert page.evaluate("document.documentElement.scrollWidth") <= width
         page.close()
+
+
+def test_devices_are_grouped_and_filtered_by_where_a_reader_meets_them(site, browser):
+    """Issue 35 item 6: the calculator filters devices by group (data centre, workstation,
+    consumer GPU, unified memory, edge), kept in the address; the hardware index is grouped the
+    same way and fits its column at 1366 px."""
+    from conftest import serve
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        goto(page, base + "/calculator/?model=llama-3-1-8b&format=q4_k_m")
+        everything = page.locator(".atlas-calc__table tbody tr").count()
+        page.select_option("#calc-where", "unified-memory")
+        rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
+        assert 0 < len(rows) < everything and all(r.startswith("apple-") or r == "nvidia-dgx-spark" for r in rows)
+        assert "where=unified-memory" in page.url
+        goto(page, page.url)
+        assert page.locator("#calc-where").input_value() == "unified-memory"
+        goto(page, base + "/hardware/")
+        wraps = page.evaluate("""() => Array.from(document.querySelectorAll('article .md-typeset__table, article table'))
+            .map(t => [t.scrollWidth, t.clientWidth])""")
+        assert wraps[0][0] <= wraps[0][1] + 1, wraps[0]  # the index table needs no sideways scroll
+        page.close()

@@ -27,7 +27,7 @@ def test_nothing_is_wider_than_a_phone_and_nothing_grows_with_the_corpus(browser
 def test_values_read_as_words_and_years_as_years(site):
     hardware = BeautifulSoup((site / "hardware/index.html").read_text(), "html.parser")
     cells = {td.get_text(strip=True) for td in hardware.select("article td")}
-    assert "GPU" in cells and not cells & {"gpu", "soc", "apu", "very-tight", "moderate"}
+    assert "Data centre" in cells and "Unified memory" in cells and not cells & {"data-centre", "unified-memory", "gpu", "soc", "very-tight", "moderate"}
     models = BeautifulSoup((site / "models/index.html").read_text(), "html.parser")
     cells = {td.get_text(strip=True) for td in models.select("article td")}
     assert not cells & {"gqa", "mla", "mha", "hybrid-linear"} and any("Grouped-query" in c for c in cells)

@@ -282,6 +282,11 @@
     var bits = el("input", { id: "calc-bits", type: "text", inputmode: "decimal", value: "16", size: "5" });
     var context = el("input", { id: "calc-context", type: "text", inputmode: "numeric", value: q.get("context") || "4096", size: "8" });
     var seqs = el("input", { id: "calc-seqs", type: "text", inputmode: "numeric", value: q.get("n") || "1", size: "6" });
+    // Device groups, as the hardware index has them; the choice stays in the address.
+    var SEGMENTS = [["", "All devices"], ["data-centre", "Data centre"], ["workstation", "Workstation"], ["consumer", "Consumer GPUs"],
+                    ["unified-memory", "Unified memory (Apple, DGX Spark)"], ["edge", "Edge boards"]];
+    var where = el("select", { id: "calc-where" }, SEGMENTS.map(function (s2) { return el("option", { value: s2[0], text: s2[1] }); }));
+    if (SEGMENTS.some(function (s2) { return s2[0] === q.get("where"); })) where.value = q.get("where");
     var kvBits = el("select", { id: "calc-kv" }, [el("option", { value: "16", text: "16-bit" }), el("option", { value: "8", text: "8-bit" }), el("option", { value: "4", text: "4-bit" })]);
     var defaults = data["default"] || {};  // a model and format that fit common hardware
     if (defaults.model && data.models.some(function (x) { return x.id === defaults.model; })) model.value = defaults.model;
@@ -341,7 +346,7 @@
     var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Find a model", modelFind), modelNames, field("Model", model), field("Weight format", format), field("Bits per weight", bits),
-      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits)]), costBox, paste, own, meaning, message, summary,
+      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits), field("Devices", where)]), costBox, paste, own, meaning, message, summary,
       legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 
     function update() {
@@ -372,7 +377,7 @@
         var body = el("tbody");
         var said = {};
         function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
-        var rows = (mine ? [mine] : []).concat(data.devices.slice().sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
+        var rows = (mine ? [mine] : []).concat(data.devices.filter(function (d) { return !where.value || d.segment === where.value; }).sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
           .map(function (d) {
             var e = estimate(m, d, b, t, s, kb, data.overhead, host);
             return { d: d, e: e, c: cost(e, s === 1 ? e : estimate(m, d, b, t, 1, kb, data.overhead, host), d, hourly, perKwh) };
@@ -474,6 +479,7 @@
         var url = new URL(location.href);
         if (m.id === "custom") url.searchParams.delete("model"); else url.searchParams.set("model", m.id);  // a pasted config stays in the page
         url.searchParams.set("context", t); url.searchParams.set("n", s);
+        if (where.value) url.searchParams.set("where", where.value); else url.searchParams.delete("where");
         [["price", hourly], ["kwh", perKwh], ["dev_mem", mem], ["dev_bw", bw], ["dev_tflops", tf], ["dev_w", w]].forEach(function (kv) {
           if (kv[1] === null) url.searchParams.delete(kv[0]); else url.searchParams.set(kv[0], kv[1]);
         });
@@ -484,7 +490,7 @@
         message.textContent = err.message;
       }
     }
-    [model, format, bits, context, seqs, kvBits, price, kwh, devMem, devBw, devTflops, devWatts].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
+    [model, format, bits, context, seqs, kvBits, where, price, kwh, devMem, devBw, devTflops, devWatts].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
     pasteBox.addEventListener("input", function () { try { readPaste(); update(); } catch (e) { /* the message says what is wrong */ } });
     update();
   }

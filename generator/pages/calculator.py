@@ -38,7 +38,7 @@ def calculator_data(atlas: Atlas) -> dict:
         d = device_spec(e)
         if (d.memory_gb or d.bandwidth_gbs) and e.get("class") not in PER_DEVICE_EXCLUDED:
             devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
-                            "tflops": d.tflops, "tdp_w": d.tdp_w, "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note,
+                            "tflops": d.tflops, "tdp_w": d.tdp_w, "segment": e.get("segment"), "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note,
                             "url": "../" + e.url.strip("/") + "/"})
     return {"models": models, "devices": devices, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
             "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),

@@ -45,6 +45,9 @@ def _glossary_pages(atlas: Atlas) -> dict[str, str]:
     return out
 
 
+SEGMENTS = ["data-centre", "workstation", "consumer", "unified-memory", "edge"]
+
+
 def _counts(entries: list[Entry]) -> dict[str, int]:
     counts: dict[str, int] = {}
     for e in entries:
@@ -63,9 +66,15 @@ def _index_page(atlas: Atlas, kind: str, entries: list[Entry] | None = None) -> 
     lists every entry, whatever its kind)."""
     page = Page(atlas, f"{KIND_URLS[kind]}/index.md")
     entries = atlas.of_kind(kind) if entries is None else entries
+    if kind == "hardware":  # grouped by where a reader meets the device, then by title
+        entries = sorted(entries, key=lambda e: SEGMENTS.index(e.get("segment")) if e.get("segment") in SEGMENTS else len(SEGMENTS))
     text = _index_text(atlas, page, kind, entries, "../")  # index pages sit one level down
     text += figures.index_figures(atlas, page, kind)  # the hardware index: the roofline, with its sources
-    return front_matter(title=KIND_TITLES[kind], atlas_nolink=True, description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.") + text
+    # The hardware index is a wide table: it gets the width the navigation and the table of
+    # contents would take (the phone's menu keeps the navigation), as entry and tool pages do.
+    hide = {"hide": ["navigation", "toc"]} if kind == "hardware" else {}
+    return front_matter(title=KIND_TITLES[kind], atlas_nolink=True, description=f"All {KIND_TITLES[kind].lower()} in Inference Atlas.",
+                        **hide) + text
 
 
 def pages(site: Site) -> dict[str, str]:

@@ -44,6 +44,8 @@ SPEC_LABELS = {
 VALUE_LABELS = {
     "gpu": "GPU", "apu": "APU", "xpu": "XPU", "npu": "NPU", "tpu": "TPU", "cpu": "CPU", "soc": "SoC",
     "system": "System", "cluster": "Cluster", "family": "Product family",
+    "data-centre": "Data centre", "workstation": "Workstation", "consumer": "Consumer GPU", "unified-memory": "Unified memory",
+    "edge": "Edge",
     "very-tight": "Very tight", "tight": "Tight", "moderate": "Moderate", "average": "Average", "high": "High",
     "mha": "Multi-head (MHA)", "gqa": "Grouped-query (GQA)", "mqa": "Multi-query (MQA)", "mla": "Multi-head latent (MLA)",
     "hybrid-linear": "Hybrid linear", "other": "Other", "dense": "Dense", "moe": "Mixture of experts (MoE)",
