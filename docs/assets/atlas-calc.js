@@ -283,8 +283,7 @@
     var context = el("input", { id: "calc-context", type: "text", inputmode: "numeric", value: q.get("context") || "4096", size: "8" });
     var seqs = el("input", { id: "calc-seqs", type: "text", inputmode: "numeric", value: q.get("n") || "1", size: "6" });
     // Device groups, as the hardware index has them; the choice stays in the address.
-    var SEGMENTS = [["", "All devices"], ["data-centre", "Data centre"], ["workstation", "Workstation"], ["consumer", "Consumer GPUs"],
-                    ["unified-memory", "Unified memory (Apple, DGX Spark)"], ["edge", "Edge boards"]];
+    var SEGMENTS = [["", "All devices"]].concat(data.segments || []);  // ids and labels from the build (render/labels.SEGMENTS)
     var where = el("select", { id: "calc-where" }, SEGMENTS.map(function (s2) { return el("option", { value: s2[0], text: s2[1] }); }));
     if (SEGMENTS.some(function (s2) { return s2[0] === q.get("where"); })) where.value = q.get("where");
     var kvBits = el("select", { id: "calc-kv" }, [el("option", { value: "16", text: "16-bit" }), el("option", { value: "8", text: "8-bit" }), el("option", { value: "4", text: "4-bit" })]);

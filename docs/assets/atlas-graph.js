@@ -282,7 +282,7 @@
         if (!a || !b) { out.appendChild(el("li", { text: "Type two entry names from the list." })); return; }
         // The cheapest path (knowledge/graph.py PATH_COST): relations that explain cost
         // least, other typed relations more, mentions in prose most. Dijkstra on a small heap.
-        var cost = data.cost || { explains: 1, typed: 3, mentions: 8 }, explains = set(data.explains || []);
+        var cost = data.cost || { explains: 1, typed: 3, mentions: 8 };
         function stepCost(r) { return r === "mentions" ? cost.mentions : explains.has(r) ? cost.explains : cost.typed; }
         var dist = {}, prev = {}, heap = [[0, a.id]];
         dist[a.id] = 0; prev[a.id] = null;

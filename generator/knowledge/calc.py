@@ -367,15 +367,15 @@ class Cost:
     for N and draws N boards' power."""
 
     devices: int
-    hourly_usd: float | None  # all the devices together, rent + electricity
-    price: str | None  # where the rent came from: "yours", or the entry's cloud note
-    watts: float | None  # the boards' TDP together
-    output_usd_per_m: float | None  # one sequence at its decode ceiling
-    batch_output_usd_per_m: float | None  # all sequences together
-    input_usd_per_m: float | None  # prompt tokens at the prefill ceiling
-    tokens_per_joule: float | None
-    batch_tokens_per_joule: float | None
-    input_tokens_per_joule: float | None
+    hourly_usd: float | None = None  # all the devices together, rent + electricity
+    price: str | None = None  # where the rent came from: "yours", or the entry's cloud note
+    watts: float | None = None  # the boards' TDP together
+    output_usd_per_m: float | None = None  # one sequence at its decode ceiling
+    batch_output_usd_per_m: float | None = None  # all sequences together
+    input_usd_per_m: float | None = None  # prompt tokens at the prefill ceiling
+    tokens_per_joule: float | None = None
+    batch_tokens_per_joule: float | None = None
+    input_tokens_per_joule: float | None = None
 
     def as_dict(self) -> dict:
         return {k: round(v, 6) if isinstance(v, float) else v for k, v in self.__dict__.items()}
@@ -401,9 +401,7 @@ def cost(e: Estimate, d: DeviceSpec, hourly_usd: float | None = None, kwh_usd: f
             raise CalcError(f"{name} = {value:g} must be between 0 and {PRICE_LIMITS[name]:,g} US dollars")
     split = e.fits is False
     if split and not e.can_split:  # no usual setup holds it: nothing to price
-        return Cost(devices=e.devices_needed or 1, hourly_usd=None, price=None, watts=None, output_usd_per_m=None,
-                    batch_output_usd_per_m=None, input_usd_per_m=None, tokens_per_joule=None,
-                    batch_tokens_per_joule=None, input_tokens_per_joule=None)
+        return Cost(devices=e.devices_needed or 1)
     n = (e.devices_needed or 1) if split else 1
     one = single.split_decode_tps if single.fits is False else single.decode_tps
     total = (e.split_decode_tps * e.sequences if e.split_decode_tps else None) if split else e.decode_total_tps

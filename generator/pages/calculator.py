@@ -8,6 +8,7 @@ import re
 from generator.kb.model import Atlas
 from generator.pages.fit import PER_DEVICE_EXCLUDED
 from generator.pages.site import Site
+from generator.render.labels import SEGMENTS, label
 from generator.render.page import Page, _data_attr, front_matter
 from generator.render.templates import env
 
@@ -40,7 +41,7 @@ def calculator_data(atlas: Atlas) -> dict:
             devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
                             "tflops": d.tflops, "tdp_w": d.tdp_w, "segment": e.get("segment"), "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note,
                             "url": "../" + e.url.strip("/") + "/"})
-    return {"models": models, "devices": devices, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
+    return {"models": models, "devices": devices, "segments": [[s, label(s)] for s in SEGMENTS], "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
             "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),
             "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
             "limits": {"tokens": [1, 10_000_000], "sequences": [1, 100_000], "bits": [1, 32], "kv_bits": [2, 32]}}

@@ -50,7 +50,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
         related=rel, related_md=_related_md(page, rel), backlinks=back, backlinks_md=_backlinks_md(page, back),
         local_svg=_local_svg(atlas, g, e, order),
-        fit=_fit_table(atlas, page, e, fit), measured=_measured_table(atlas, page, e), cost=reference_cost(atlas, page, e),
+        fit=_fit_table(atlas, page, e, fit), measured=_measured_table(atlas, page, e), cost=reference_cost(page, e, fit),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"), last_change=last_change(e),
     )

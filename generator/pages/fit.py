@@ -67,15 +67,19 @@ class _FitPairs:
     precisions: list[tuple[str, float]]
     devices: list[tuple[Entry, Any]]
     models: list[tuple[Entry, Any]]
+    reference: tuple[Entry, Any, float, str, str] | None = None  # device pages' cost line: model, spec, bits, format, source
 
     @classmethod
     def of(cls, atlas: Atlas) -> "_FitPairs":
-        from generator.knowledge.calc import device_spec, model_spec
+        from generator.figures.charts import DECODE_FORMAT, DECODE_MODEL
+        from generator.knowledge.calc import device_spec, formats, model_spec
 
         devices = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
         devices.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
+        m, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
         return cls(_fit_precisions(atlas), [(d, device_spec(d)) for d in devices[:FIT_LIMIT]],
-                   [(x, model_spec(x)) for x in atlas.of_kind("model")[:FIT_LIMIT]])
+                   [(x, model_spec(x)) for x in atlas.of_kind("model")[:FIT_LIMIT]],
+                   (m, model_spec(m), *fmt) if m is not None and fmt is not None else None)
 
 
 def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | None:
@@ -200,20 +204,20 @@ REFERENCE_BATCH = 32
 alone (a smaller one where 32 sequences' caches do not fit)."""
 
 
-def reference_cost(atlas: Atlas, page: Page, e: Entry) -> dict | None:
+def reference_cost(page: Page, e: Entry, fit: _FitPairs) -> dict | None:
     """Cost and energy of the decode chart's model (figures.charts.DECODE_MODEL, in its
-    format and context) on a device page: tokens per joule at the board's TDP and, where the
-    entry gives a cloud price, dollars per million tokens, for one stream and for a batch."""
-    from generator.figures.charts import DECODE_FORMAT, DECODE_MODEL, DECODE_TOKENS
-    from generator.knowledge.calc import CalcError, cost, device_spec, estimate, formats, model_spec
+    format and context: fit.reference) on a device page: tokens per joule at the board's TDP
+    and, where the entry gives a cloud price, dollars per million tokens, for one stream and
+    for a batch."""
+    from generator.figures.charts import DECODE_FORMAT, DECODE_TOKENS
+    from generator.knowledge.calc import CalcError, cost, device_spec, estimate
 
+    if e.kind != "hardware" or e.get("class") in PER_DEVICE_EXCLUDED or fit.reference is None:
+        return None
     d = device_spec(e)
-    if e.kind != "hardware" or e.get("class") in PER_DEVICE_EXCLUDED or not (d.tdp_w or d.hourly_usd) or not d.bandwidth_gbs:
+    if not (d.tdp_w or d.hourly_usd) or not d.bandwidth_gbs:
         return None
-    m_entry, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
-    if m_entry is None or fmt is None:
-        return None
-    m, (bits, label, bits_source) = model_spec(m_entry), fmt
+    _, m, bits, label, bits_source = fit.reference
     try:
         one = estimate(m, d, bits, DECODE_TOKENS, 1)
         # the largest batch up to REFERENCE_BATCH whose caches fit beside the weights

@@ -8,7 +8,7 @@ from generator.figures import charts as figures
 from generator.kb.kinds import KIND_URLS
 from generator.kb.model import Atlas, Entry
 from generator.pages.site import Site
-from generator.render.labels import KIND_TITLES, fmt_value
+from generator.render.labels import KIND_TITLES, SEGMENTS, fmt_value
 from generator.render.page import Page, front_matter
 from generator.render.templates import env
 
@@ -43,9 +43,6 @@ def _glossary_pages(atlas: Atlas) -> dict[str, str]:
     out["glossary/index.md"] = front_matter(title=KIND_TITLES["term"], atlas_nolink=True,
                                             description="All glossary entries of Inference Atlas, A to Z.") + text
     return out
-
-
-SEGMENTS = ["data-centre", "workstation", "consumer", "unified-memory", "edge"]
 
 
 def _counts(entries: list[Entry]) -> dict[str, int]:

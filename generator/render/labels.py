@@ -41,6 +41,9 @@ SPEC_LABELS = {
 
 # Enumerated values as a reader says them (schema enums: hardware class and tier, attention
 # design, architecture, engine status).
+SEGMENTS = ("data-centre", "workstation", "consumer", "unified-memory", "edge")
+"""Where a reader meets a device (hardware schema `segment`), in the order device lists group them."""
+
 VALUE_LABELS = {
     "gpu": "GPU", "apu": "APU", "xpu": "XPU", "npu": "NPU", "tpu": "TPU", "cpu": "CPU", "soc": "SoC",
     "system": "System", "cluster": "Cluster", "family": "Product family",
