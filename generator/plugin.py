@@ -25,12 +25,15 @@ from generator.speed import timing
 from generator.speed import workers
 from generator.kb.findings import AtlasError
 from generator.pages.handwritten import expand
+from generator.render.page import HTML_CLOSE, HTML_OPEN
 from generator.knowledge.link import Linker, add_cards, link_html
 from generator.knowledge.link_markdown import resolve_marks
 from generator.pipeline import build
 
 log = logging.getLogger("mkdocs.plugins.atlas")
 _LINKED_ID = re.compile(r'data-atlas-id="([^"]+)"')
+_HTML_BLOCK = re.compile(re.escape(HTML_OPEN) + r"\n(.*?)\n" + re.escape(HTML_CLOSE), re.S)
+_SLOT = re.compile(r"<!--atlas:slot (\d+)-->")
 
 
 class AtlasConfig(Config):
@@ -130,19 +133,34 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
 
     def on_page_markdown(self, markdown: str, page, config, files) -> str:
         """Expand [[id]] links and [@source] citations in handwritten pages (the build
-        already refused unknown ids, in on_config)."""
-        if page.file.generated_by is not None or self.atlas is None:
+        already refused unknown ids, in on_config). A page's HTML blocks
+        (render.page.html_block) are set aside for on_page_content, so that Markdown does
+        not parse what is HTML already: a slot comment stands in their place."""
+        if page.file.generated_by is None and self.atlas is not None:
+            checked = page.meta.get("checked")
+            if "[[" in markdown or "[@" in markdown or checked:
+                markdown = expand(markdown, self.atlas, page.file.src_uri, str(checked) if checked else None)
+        if HTML_OPEN not in markdown:
             return markdown
-        checked = page.meta.get("checked")
-        if "[[" not in markdown and "[@" not in markdown and not checked:
-            return markdown
-        return expand(markdown, self.atlas, page.file.src_uri, str(checked) if checked else None)
+        blocks: list[str] = []
+
+        def slot(m: re.Match) -> str:
+            blocks.append(m.group(1))
+            return f"<!--atlas:slot {len(blocks) - 1}-->"
+        markdown = _HTML_BLOCK.sub(slot, markdown)
+        page.atlas_blocks = blocks
+        return markdown
 
     def on_page_content(self, html: str, page, config, files) -> str:
         """Link the first mention of every entry on every page, handwritten or generated
-        (entry pages come from the generator linked already)."""
+        (entry pages come from the generator linked already). A generated page's HTML
+        blocks go back in place first."""
         if page.file.src_uri in self.prerendered:
             return html
+        blocks = getattr(page, "atlas_blocks", None)
+        if blocks:
+            html = _SLOT.sub(lambda m: blocks[int(m.group(1))], html)
+            page.atlas_blocks = None
         if self.defer_links:  # in a worker: linked with the rest of its batch (parallel.render_all)
             return html
         return self.link_page(html, page)

@@ -3,6 +3,7 @@ graph, related entries, backlinks and sources, with its terms marked for linking
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 import networkx as nx
@@ -20,7 +21,7 @@ from generator.pages.guide import _guide_page
 from generator.pages.site import Site
 from generator.render.jsonld import defined_term
 from generator.render.labels import KIND_TITLES, SPEC_LABELS, STATUS_SYMBOL, fmt_value
-from generator.render.page import Page, front_matter, markdown_path, sources_md
+from generator.render.page import HTML_CLOSE, HTML_OPEN, Page, front_matter, html_block, markdown_path, sources_md
 from generator.render.templates import env
 
 
@@ -52,7 +53,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         local_svg=_local_svg(atlas, g, e, order),
         fit=_fit_table(atlas, page, e, fit), measured=_measured_table(atlas, page, e), cost=reference_cost(page, e, fit),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
-        kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"), last_change=last_change(e),
+        html_open=HTML_OPEN, html_close=HTML_CLOSE, kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"), last_change=last_change(e),
     )
     if e.kind == "guide":
         text = _guide_page(atlas, page, e, body)
@@ -74,7 +75,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         # the plugin turns the marks into links (link.resolve_marks).
         prose, rest = text.split(NO_LINKS_BELOW, 1)
         marks = sum(len(tid) + 3 for _, _, tid in found) if found is not None else 0  # the candidates' own characters
-        prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=len(text) - marks > LONG_PAGE,
+        prose, _ = link_markdown(prose, linker, e.url.lstrip("/"), skip_id=e.id, per_section=_length(text) - marks > LONG_PAGE,
                                  body=body_span if found is not None else None)
         text, linked = prose + NO_LINKS_BELOW + rest, {"atlas_linked": True}
     # No left sidebar: entry pages are not in the nav, so it would stand empty; the page's
@@ -91,14 +92,27 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
 _BODY_SLOT = "\ufdd6"  # a noncharacter (refused in input, load.RESERVED_CHARS): where the body goes
 
 
-LONG_PAGE = 16_000
+LONG_PAGE = 12_500
 
 
-"""An entry page with more Markdown than this (before its term links) links each entry
-once per section (each `##` heading), not once per page, so a reader who jumps to a
-section finds its terms linked there. Link_html does the same for pages over 20,000
-characters of HTML; 16,000 is where the two rules agree best (on all but 4 of the 239
-entry pages of the knowledge base when this was written)."""
+"""An entry page with more Markdown than this (before its term links; its HTML blocks'
+tags not counted, see _length) links each entry once per section (each `##` heading),
+not once per page, so a reader who jumps to a section finds its terms linked there.
+Link_html does the same for pages over 20,000 characters of HTML. It was 16,000 while
+the tables and lists were Markdown; 12,500 without their tags keeps the most pages as they were
+(all but 4 of 324 entry pages when they became HTML)."""
+
+
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _length(text: str) -> int:
+    """The page's length for LONG_PAGE: its characters, less the tags of its HTML blocks
+    (their text counts, as a Markdown table's cells did)."""
+    if HTML_OPEN not in text:
+        return len(text)
+    return len(text) - sum(len(m) for block in text.split(HTML_OPEN)[1:] for m in _TAG.findall(block.split(HTML_CLOSE, 1)[0]))
+
 
 
 # The lists at the foot of an entry page are written here rather than in the template: a
@@ -111,12 +125,12 @@ BACKLINK_LIMIT = 50  # links in the Referenced by list
 
 
 def _related_md(page: Page, groups: list[tuple[str, list[str]]]) -> str:
-    """One line per relation: "- **Runs on:** [A](a.md), [B](b.md) and 3 more"."""
-    lines = []
+    """One item per relation: "Runs on: A, B and 3 more", as an HTML list."""
+    items = []
     for label, ids in groups:
         more = f" and {len(ids) - RELATED_LIMIT} more" if len(ids) > RELATED_LIMIT else ""
-        lines.append(f"- **{esc(label)}:** {', '.join(map(page.link, ids[:RELATED_LIMIT]))}{more}\n")
-    return "".join(lines)
+        items.append(f"<li><strong>{esc(label)}:</strong> {', '.join(map(page.a, ids[:RELATED_LIMIT]))}{more}</li>")
+    return html_block("<ul>\n" + "\n".join(items) + "\n</ul>") if items else ""
 
 
 def _backlinks_md(page: Page, ids: list[str]) -> str:
@@ -131,11 +145,11 @@ def _backlinks_md(page: Page, ids: list[str]) -> str:
         if kind in kinds:
             shown = kinds[kind]
             rest = f" and {total[kind] - len(shown)} more" if total[kind] > len(shown) else ""
-            parts.append(f'??? abstract "{KIND_TITLES[kind]} ({total[kind]})"\n\n    '
-                         + ", ".join(map(page.link, shown)) + rest + "\n")
-    more = (f"\n{len(ids)} entries link here; the [concept graph]({page.to('graph/index.md')}) shows them all.\n"
-            if len(ids) > BACKLINK_LIMIT else "")
-    return "\n".join(parts) + more
+            parts.append(f'<details class="abstract">\n<summary>{KIND_TITLES[kind]} ({total[kind]})</summary>\n'
+                         f'<p>{", ".join(map(page.a, shown))}{rest}</p>\n</details>')
+    if len(ids) > BACKLINK_LIMIT:
+        parts.append(f'<p>{len(ids)} entries link here; the <a href="{page.url("graph/index.md")}">concept graph</a> shows them all.</p>')
+    return html_block("\n".join(parts)) if parts else ""
 
 
 @lru_cache(maxsize=64)
@@ -205,7 +219,7 @@ def _cells(page: Page, e: Entry) -> list[dict]:
     for group, title in (("features", "Features"), ("backends", "Hardware backends"), ("formats", "Weight formats"), ("api", "API surface")):
         cells = e.get(group) or {}
         if cells:
-            rows = [{"link": page.link(k), "status": v["status"], "cite": page.cite(v["source"]), "note": esc(v.get("note", ""))}
+            rows = [{"a": page.a(k), "status": v["status"], "cite": page.cite(v["source"]), "note": esc(v.get("note", ""))}
                     for k, v in sorted(cells.items(), key=lambda kv: page.atlas.entries[kv[0]].title.casefold())]
             groups.append({"title": title, "rows": rows})
     return groups

@@ -107,7 +107,7 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
                               "needed": est.devices_needed if est.can_split else None, "split": est.split_decode_tps})
         except CalcError:
             continue
-        rows.append({"link": page.link(other.id), "cells": cells})
+        rows.append({"a": page.a(other.id), "cells": cells})
         _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
     if not rows:
         return None
@@ -178,14 +178,14 @@ def _measured_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
             continue
         rec = atlas.measurements[p.source]
         kernel = KERNEL_NAMES.get(p.kernel, p.kernel)
-        rows.append({"other": page.link(p.device if e.kind == "model" else p.model),
+        rows.append({"other_a": page.a(p.device if e.kind == "model" else p.model),
                      "ran": f"{_ran(p)}; {kernel}" + ("" if rec.sdpa_backend == "auto" else " (forced)"),
                      "config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s", "cite": page.cite(p.source),
                      "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
                      "ratio": f"{p.ratio:.2f}" if p.ratio else "—"})
     prefill = []
     for p in measured_prefills(atlas, model=e.id) if e.kind == "model" else measured_prefills(atlas, device=e.id):
-        prefill.append(_prefill_row(p) | {"other": page.link(p.device if e.kind == "model" else p.model), "cite": page.cite(p.source),
+        prefill.append(_prefill_row(p) | {"other_a": page.a(p.device if e.kind == "model" else p.model), "cite": page.cite(p.source),
                                           "ran": f"{_ran(p)}; {KERNEL_NAMES.get(p.kernel, p.kernel)}"})
     recs = list(dict.fromkeys(atlas.measurements[p.source] for p in points))
     copies = sorted(r.copy_gbs for r in recs if r.copy_gbs)

@@ -92,8 +92,39 @@ def prose_title(e: Entry) -> str:
     return _prose_title(e.title, e.body) if e.kind == "term" else e.title
 
 
+# Structure the generator already knows (tables, lists, the sources) is written as HTML
+# between these two lines: the plugin hands it past Python-Markdown, which would only
+# parse it again (generator/plugin.py, on_page_markdown), and any other Markdown reader
+# (`atlas markdown`, plain MkDocs, Zensical) takes it as the raw HTML block it is.
+HTML_OPEN, HTML_CLOSE = "<!--atlas-html-->", "<!--/atlas-html-->"
+
+
+def html_block(html: str) -> str:
+    """HTML as a block of a generated Markdown page (see HTML_OPEN)."""
+    return f"\n{HTML_OPEN}\n{html}\n{HTML_CLOSE}\n\n"
+
+
+def site_url(src: str) -> str:
+    """A page's address under MkDocs's directory URLs, site-relative: a/b.md and a/b/index.md
+    are a/b/, index.md is ''."""
+    stem = src[:-3] if src.endswith(".md") else src
+    if stem == "index" or stem.endswith("/index"):
+        return stem[:-5]
+    return stem + "/"
+
+
+@lru_cache(maxsize=200_000)
+def url_between(target_src: str, from_src: str) -> str:
+    """The relative address of one page from another, both given as docs paths, as MkDocs
+    writes a Markdown link between them: models/x.md from glossary/kv-cache.md is ../../models/x/."""
+    to, here = site_url(target_src), site_url(from_src)
+    rel = posixpath.relpath("/" + to, "/" + here)
+    return "./" if rel == "." else rel + "/"
+
+
 class Page:
-    """Link and citation helpers for one page being rendered."""
+    """Link and citation helpers for one page being rendered: Markdown for prose (link, md),
+    HTML for the structure written as HTML (a, url, cite)."""
 
     def __init__(self, atlas: Atlas, src: str):
         self.atlas = atlas
@@ -114,6 +145,17 @@ class Page:
             return _title_link(e.title, e.src_path, self.folder)
         return f"[{esc(text)}]({self.href(entry_id)})"
 
+    def url(self, src: str) -> str:
+        """The relative address of another docs page, for HTML."""
+        return url_between(src, self.src)
+
+    def a(self, entry_id: str, text: str | None = None) -> str:
+        """An HTML link to the entry, with its title unless `text` is given."""
+        e = self.atlas.entries[entry_id]
+        if text is None:
+            return _title_a(e.title, e.src_path, self.src)
+        return f'<a href="{url_between(e.src_path, self.src)}">{esc(text)}</a>'
+
     def maybe_link(self, entry_id: str, text: str) -> str:
         """A link when the entry exists, plain text otherwise (for handwritten prose in templates)."""
         return self.link(entry_id, text) if entry_id in self.atlas.entries else esc(text)
@@ -123,7 +165,7 @@ class Page:
 
     def _number(self, source_id: str) -> str:
         n = self.sources.setdefault(source_id, len(self.sources) + 1)
-        return f"[{n}]{_cite_target(source_id, self.atlas.sources[source_id].title)}"
+        return _cite_link(n, source_id, self.atlas.sources[source_id].title)
 
     def cite(self, source_id: str) -> str:
         return f'<sup class="atlas-cite">{self._number(source_id)}</sup>'
@@ -140,9 +182,15 @@ class Page:
 
 
 @lru_cache(maxsize=100_000)
-def _cite_target(source_id: str, title: str) -> str:
-    """What follows a citation's number: the anchor of its source and the title shown on hover."""
-    return f'(#src-{source_id} "{esc(title)}")'
+def _cite_link(n: int, source_id: str, title: str) -> str:
+    """A citation's number, linked to its source's anchor, its title shown on hover. HTML, so
+    that it reads the same in prose (inline HTML to Markdown) and in HTML structure."""
+    return f'<a href="#src-{source_id}" title="{esc(title)}">{n}</a>'
+
+
+@lru_cache(maxsize=200_000)
+def _title_a(title: str, target: str, src: str) -> str:
+    return f'<a href="{url_between(target, src)}">{esc(title)}</a>'
 
 
 @lru_cache(maxsize=200_000)
@@ -157,9 +205,11 @@ def sources_md(page: Page, sources: list[Source], fenced: bool = True) -> str:
     anchor its citations point at. `fenced`: preceded by the marker below which terms are
     not linked (a source's title is the name of another thing, not a mention); an entry
     page has the marker already."""
-    items = "".join(f"[{n}] {source_line(s)}. [About this source]({page.to(f'sources/{s.id}.md')})\n"
-                    f"{{: #src-{s.id} .atlas-source }}\n\n" for n, s in enumerate(sources, 1))
-    return (NO_LINKS_BELOW + "\n\n" if fenced else "") + "## Sources { #sources data-search-exclude }\n\n" + items
+    items = "\n".join(f'<p class="atlas-source" id="src-{s.id}">[{n}] {source_line_html(s)}. '
+                      f'<a href="{page.url(f"sources/{s.id}.md")}">About this source</a></p>'
+                      for n, s in enumerate(sources, 1))
+    return ((NO_LINKS_BELOW + "\n\n" if fenced else "") + "## Sources { #sources data-search-exclude }\n"
+            + (html_block(items) if items else "\n"))
 
 
 def _data_attr(value: Any) -> str:
@@ -171,6 +221,16 @@ def _data_attr(value: Any) -> str:
 
 def source_line(s: Source) -> str:
     bits = [f"[{esc(s.title)}]({esc(s.url)})" if s.url else esc(s.title), esc(s.publisher)]
+    if s.author:
+        bits.append(esc(s.author))
+    if s.date:
+        bits.append(esc(s.date))
+    return " — ".join(bits)
+
+
+def source_line_html(s: Source) -> str:
+    """source_line in HTML."""
+    bits = [f'<a href="{esc(s.url)}">{esc(s.title)}</a>' if s.url else esc(s.title), esc(s.publisher)]
     if s.author:
         bits.append(esc(s.author))
     if s.date:
