@@ -30,12 +30,18 @@ def resolve(href: str, page_url: str) -> str:
     return path + (f"?{parts.query}" if parts.query else "") + (f"#{parts.fragment}" if parts.fragment else "")
 
 
-def tokens(html: str, page_url: str, root: str = "body") -> list[tuple]:
+def tokens(html: str, page_url: str, root: str = "body", terms: bool = True) -> list[tuple]:
+    """The page's tokens. `terms=False`: the term linker's links (a.atlas-term) as their text
+    alone, for comparing builds whose only difference may be which mention of a term is linked."""
     soup = BeautifulSoup(html, "html.parser")
     top = soup.find(root) if root else soup
     out: list[tuple] = []
     if top is None:
         return out
+    if not terms:
+        for a in top.select("a.atlas-term"):
+            a.unwrap()
+        top.smooth()
     _walk(top, page_url, out)
     return out
 

@@ -25,6 +25,7 @@ from generator.knowledge.calc import CalcError, device_spec, estimate, formats, 
 from generator.knowledge.link import NO_LINKS_BELOW
 from generator.kb.model import Atlas, Entry
 from generator.kb.text import esc
+from generator.render.page import html_block, html_table
 
 ROOFLINE_TERMS = ("memory-bandwidth", "arithmetic-intensity", "roofline-model")
 KV_TERMS = ("kv-cache",)
@@ -160,7 +161,7 @@ def _labels(points: list[tuple[float, float, str, bool]]) -> list[str]:
 
 
 def _svg(label: str, parts: list[str], cls: str) -> str:
-    return (f'<div class="atlas-fig {cls}" markdown="0"><p class="atlas-fig__hint">Scroll sideways for the whole chart; '
+    return (f'<div class="atlas-fig {cls}"><p class="atlas-fig__hint">Scroll sideways for the whole chart; '
             f'the table under it has every figure.</p><svg viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
             f'aria-label="{esc(label)}" focusable="false">' + "".join(parts) + "</svg></div>")
 
@@ -275,22 +276,21 @@ def roofline_md(atlas: Atlas, page, level: int = 2) -> str:
     devices = roofline_devices(atlas)
     if not devices:
         return ""
-    rows = "".join(
-        f"| {page.link(d['entry'].id)} | {d['bandwidth_gbs']:,g}{page.cite(d['bw_source'])} | "
-        f"{d['tflops']:,g}{page.cite(d['tflops_source'])} | {d['ridge']:,.0f} | {d['bandwidth_gbs'] / 1000:,.3g} |\n"
-        for d in sorted(devices, key=lambda d: d["ridge"]))
+    rows = [[page.a(d['entry'].id), f"{d['bandwidth_gbs']:,g}{page.cite(d['bw_source'])}",
+             f"{d['tflops']:,g}{page.cite(d['tflops_source'])}", f"{d['ridge']:,.0f}", f"{d['bandwidth_gbs'] / 1000:,.3g}"]
+            for d in sorted(devices, key=lambda d: d["ridge"])]
     h = "#" * level
-    return (f"{h} Roofline of every device {{ #fig-roofline data-search-exclude }}\n\n"
-            + roofline_svg(devices) + "\n\n"
+    return (f"{h} Roofline of every device {{ #fig-roofline data-search-exclude }}\n"
+            + html_block(roofline_svg(devices)) +
             "Each line is one device: below its ridge point a kernel is limited by memory bandwidth "
             "(attainable TFLOPS = bandwidth × FLOP per byte), above it by dense 16-bit tensor compute. "
             "The ridge point is compute ÷ bandwidth. The shaded band is decode at batch 1, which does "
             "about 2 FLOP per 2-byte weight read (1 to 2 FLOP per byte): every device sits far left of its ridge "
             "there, which is why decode speed follows bandwidth. Drawn at build time from the figures below; "
             "racks and product families are left out.\n"
-            "{: .atlas-note }\n\n"
-            "| Device | Memory bandwidth (GB/s) | Dense FP16/BF16 (TFLOPS) | Ridge point (FLOP/byte) | Attainable at 1 FLOP/byte (TFLOPS) |\n"
-            "|---|---:|---:|---:|---:|\n" + rows + "\n")
+            "{: .atlas-note }\n"
+            + html_block(html_table(["Device", "Memory bandwidth (GB/s)", "Dense FP16/BF16 (TFLOPS)", "Ridge point (FLOP/byte)",
+                                     "Attainable at 1 FLOP/byte (TFLOPS)"], rows, frozenset({1, 2, 3, 4}))))
 
 
 def kv_md(atlas: Atlas, page, highlight: str | None = None, level: int = 2) -> str:
@@ -300,17 +300,17 @@ def kv_md(atlas: Atlas, page, highlight: str | None = None, level: int = 2) -> s
     rows = []
     for m in models:
         e = m["entry"]
-        name = f"**{esc(e.title)}**" if e.id == highlight else page.link(e.id)
+        name = f"<strong>{esc(e.title)}</strong>" if e.id == highlight else page.a(e.id)
         full = f"{m['context']:,} → {m['gb'](m['context']):,.2f}" if m["context"] else ""
-        rows.append(f"| {name} | {esc(_attention(m['attention'], m['spec']))} | {m['bytes_per_token']:,.0f}{page.cites(m['sources'])} | "
-                    f"{m['gb'](KV_TABLE_TOKENS):,.2f} | {full} |\n")
+        rows.append([name, esc(_attention(m['attention'], m['spec'])), f"{m['bytes_per_token']:,.0f}{page.cites(m['sources'])}",
+                     f"{m['gb'](KV_TABLE_TOKENS):,.2f}", full])
     h = "#" * level
     lead = (f"{esc(models_title(models, highlight))}'s line is highlighted among the other models'. " if highlight else "")
     if len(models) > KV_CHART_LIMIT:
         lead += (f"The chart draws {len(chart_models(models, highlight))} of the {len(models)} models, spread over the range "
                  "of sizes; the table lists them all. ")
-    return (f"{h} KV cache against context length {{ #fig-kv-cache data-search-exclude }}\n\n"
-            + kv_svg(models, highlight) + "\n\n"
+    return (f"{h} KV cache against context length {{ #fig-kv-cache data-search-exclude }}\n"
+            + html_block(kv_svg(models, highlight))
             + lead + "Memory of the KV cache for one sequence at 16 bits, up to each model's context length. "
             "Bytes per token = 2 (keys and values) × layers × KV heads × head dimension × 2 bytes; for "
             "multi-head latent attention, layers × (latent width + RoPE key width) × 2 bytes; for other "
@@ -318,9 +318,9 @@ def kv_md(atlas: Atlas, page, highlight: str | None = None, level: int = 2) -> s
             "tokens, so their lines bend and the per-token column counts only the layers that keep every token; "
             "hybrid models add their recurrent state once. The same formula as the [calculator]("
             + page.to("calculator.md") + "); models without the figures it needs are left out.\n"
-            "{: .atlas-note }\n\n"
-            f"| Model | Attention | KV cache per token, 16-bit (bytes) | At {KV_TABLE_TOKENS:,} tokens (GB) | Full context (tokens → GB) |\n"
-            "|---|---|---:|---:|---:|\n" + "".join(rows) + "\n")
+            "{: .atlas-note }\n"
+            + html_block(html_table(["Model", "Attention", "KV cache per token, 16-bit (bytes)", f"At {KV_TABLE_TOKENS:,} tokens (GB)",
+                                     "Full context (tokens → GB)"], rows, frozenset({2, 3, 4}))))
 
 
 # --- decode ceiling per device ---------------------------------------------------------
@@ -405,24 +405,23 @@ def decode_md(atlas: Atlas, page, level: int | None = 2) -> str:
     caption = (f"<strong>{esc(title)}.</strong> Tokens per second for one sequence = memory bandwidth ÷ bytes read per "
                f"token ({what['read_gb']:,.1f} GB: {what['bits']:.3g}-bit weights plus a {what['tokens']:,}-token KV cache). "
                "A ceiling, not a measurement; drawn at build time from the entries.")
-    fig = (f'<figure class="atlas-dg atlas-dg--chart" id="fig-decode-ceiling-chart" data-chart="decode-ceiling" markdown="0">'
+    fig = (f'<figure class="atlas-dg atlas-dg--chart" id="fig-decode-ceiling-chart" data-chart="decode-ceiling">'
            f"{svg}<figcaption>{caption}</figcaption></figure>")
-    rows = "".join(
-        f"| {page.link(d['entry'].id)} | {d['bandwidth_gbs']:,g}{page.cite(d['bw_source'])} | "
-        + (f"{d['memory_gb']:,g}{page.cite(d['mem_source'])}" if d["memory_gb"] else "unknown") + " | "
-        + (f"{d['tps']:,.0f}" if d["tps"] is not None else
-           f"does not fit ({d['gb']:,.1f} GB needed)" if d["fits"] is False else "—") + " |\n"
-        for d in devices)
+    rows = [[page.a(d['entry'].id), f"{d['bandwidth_gbs']:,g}{page.cite(d['bw_source'])}",
+             f"{d['memory_gb']:,g}{page.cite(d['mem_source'])}" if d["memory_gb"] else "unknown",
+             f"{d['tps']:,.0f}" if d["tps"] is not None else
+             f"does not fit ({d['gb']:,.1f} GB needed)" if d["fits"] is False else "—"]
+            for d in devices]
     head = (f"{'#' * level} Decode ceiling per device {{ #fig-decode-ceiling data-search-exclude }}\n\n" if level else "")
     cite = page.cite(what["params_source"]) if what["params_source"] else ""
-    return (head + fig + "\n\n"
+    return (head + html_block(fig) +
             f"{page.link(m.id)} ({_n(float(m.get('specs')['params_total_b']['value']))} billion parameters{cite}) at "
             f"{esc(what['label'])}, {what['bits']:g} bits per weight{page.cite(what['bits_source'])}, "
             f"batch 1, {what['tokens']:,} tokens of context: the same estimate as the "
             f"[calculator]({page.to('calculator.md')}). Real engines reach a fraction of it.\n"
-            "{: .atlas-note }\n\n"
-            "| Device | Memory bandwidth (GB/s) | Memory (GB) | Decode ceiling (tokens/s) |\n"
-            "|---|---:|---:|---:|\n" + rows + "\n")
+            "{: .atlas-note }\n"
+            + html_block(html_table(["Device", "Memory bandwidth (GB/s)", "Memory (GB)", "Decode ceiling (tokens/s)"], rows,
+                                    frozenset({1, 2, 3}))))
 
 
 CHARTS = {"decode-ceiling": lambda atlas, page: decode_md(atlas, page, level=None),

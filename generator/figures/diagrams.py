@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable
 
+from generator.render.page import html_block
+
 WIDE, NARROW = 720, 360
 FONT, SMALL = 15, 14  # user units; CSS sets the same sizes on the classes below
 CHAR = 0.56  # average advance of a sans-serif character, in ems, for wrapping estimates
@@ -707,7 +709,7 @@ def figure(name: str) -> str:
     d = DIAGRAMS[name]
     wide = d.draw(WIDE).svg(d.alt, "atlas-dg__wide")
     narrow = d.draw(NARROW).svg(d.alt, "atlas-dg__narrow")
-    return (f'<figure class="atlas-dg" id="dg-{d.id}" data-diagram="{d.id}" markdown="0">{wide}{narrow}'
+    return (f'<figure class="atlas-dg" id="dg-{d.id}" data-diagram="{d.id}">{wide}{narrow}'
             f"<figcaption><strong>{_e(d.title)}.</strong> {_e(d.caption)}</figcaption></figure>")
 
 
@@ -717,7 +719,7 @@ def simulator() -> str:
     d = DIAGRAMS["batching"]
     lengths = ",".join(str(n) for n in LENGTHS)
     return ('<figure class="atlas-dg atlas-sim" id="sim-batching" data-atlas-sim="batching" '
-            f'data-lengths="{lengths}" data-slots="4" markdown="0">'
+            f'data-lengths="{lengths}" data-slots="4">'
             '<div class="atlas-sim__controls" hidden>'
             '<label for="sim-batching-len">New request: <span class="atlas-sim__len">4</span> tokens</label>'
             '<input type="range" id="sim-batching-len" min="1" max="12" step="1" value="4" data-sim="len">'
@@ -736,7 +738,7 @@ def simulator() -> str:
 
 def for_entry(eid: str) -> str:
     """The diagrams an entry's page shows, as HTML blocks for its Markdown ('' for most)."""
-    return "".join("\n\n" + figure(n) + "\n\n" for n in FOR_ENTRY.get(eid, ()))
+    return "".join("\n" + html_block(figure(n)) for n in FOR_ENTRY.get(eid, ()))
 
 
 MARKER_RE = re.compile(r"<!--\s*atlas:figure\s+([a-z0-9-]+)\s*-->")

@@ -92,15 +92,16 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
 _BODY_SLOT = "\ufdd6"  # a noncharacter (refused in input, load.RESERVED_CHARS): where the body goes
 
 
-LONG_PAGE = 12_500
+LONG_PAGE = 9_000
 
 
 """An entry page with more Markdown than this (before its term links; its HTML blocks'
 tags not counted, see _length) links each entry once per section (each `##` heading),
 not once per page, so a reader who jumps to a section finds its terms linked there.
 Link_html does the same for pages over 20,000 characters of HTML. It was 16,000 while
-the tables and lists were Markdown; 12,500 without their tags keeps the most pages as they were
-(all but 4 of 324 entry pages when they became HTML)."""
+the tables, lists and figures were Markdown or raw HTML; 9,000 without the tags of the
+HTML blocks keeps the most pages as they were (all but 18 of 324 entry pages, which now
+link a term again in a later section, or no longer do)."""
 
 
 _TAG = re.compile(r"<[^>]*>")

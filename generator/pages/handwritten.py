@@ -25,7 +25,7 @@ from generator.kb.text import (
 )
 from generator.kb.values import date_problem
 from generator.render.labels import long_date
-from generator.render.page import Page, sources_md
+from generator.render.page import Page, html_block, sources_md
 
 
 def _where(text: str, pos: int) -> tuple[int, int]:
@@ -94,9 +94,9 @@ FIGURE_NAMES = {**{n: n for n in diagrams.DIAGRAMS}, **{n: n for n in figures.CH
 
 def _figure(name: str, atlas: Atlas, page: Page) -> str:
     if name in diagrams.DIAGRAMS:
-        return "\n\n" + diagrams.figure(name) + "\n\n"
+        return "\n" + html_block(diagrams.figure(name))
     if name == "batching-simulator":
-        return "\n\n" + diagrams.simulator() + "\n\n"
+        return "\n" + html_block(diagrams.simulator())
     return "\n\n" + figures.CHARTS[name](atlas, page) + "\n\n"
 
 

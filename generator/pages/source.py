@@ -8,7 +8,7 @@ from generator.kb.model import Atlas, Entry
 from generator.kb.text import esc
 from generator.pages.fit import _prefill_row, _tps
 from generator.pages.site import Site
-from generator.render.page import Page, front_matter
+from generator.render.page import HTML_CLOSE, HTML_OPEN, Page, front_matter
 from generator.render.templates import env
 
 
@@ -28,7 +28,7 @@ def _source_pages(atlas: Atlas) -> dict[str, str]:
         rec = atlas.measurements.get(sid)
         if rec is not None:  # the record itself, as committed, beside its page
             out[f"{MEASURED_FOLDER}/{rec.id}.yaml"] = rec.text
-        text = env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid],
+        text = env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid], html_open=HTML_OPEN, html_close=HTML_CLOSE,
                                                            record=_record_facts(atlas, page, rec) if rec else None)
         out[src] = front_matter(title=s.title, atlas_nolink=True, description=f"Source: {s.title} ({s.publisher}).",
                                 search={"boost": 0.2}) + text  # entries rank above the pages of what they cite
@@ -54,11 +54,11 @@ def _record_facts(atlas: Atlas, page: Page, rec: Any) -> dict:
     rows = [{"config": f"{p.batch} × {p.context:,}", "measured": f"{_tps(p.tokens_per_s)} tok/s",
              "spread": f"{_tps(p.min)}-{_tps(p.max)}", "ceiling": f"{_tps(p.ceiling_tps)} tok/s" if p.ceiling_tps else "—",
              "ratio": f"{p.ratio:.2f}" if p.ratio else "—"} for p in sorted(points, key=lambda p: (p.batch, p.context))]
-    return {"path": rec.path, "href": page.to(f"{MEASURED_FOLDER}/{rec.id}.yaml"), "rows": rows,
+    return {"path": rec.path, "href": page.url(f"{MEASURED_FOLDER}/{rec.id}.yaml"), "rows": rows,
             "prefill": [_prefill_row(p) | {"spread": f"{p.min_s * 1000:,.1f}-{p.max_s * 1000:,.1f} ms"}
                         for p in measured_prefills(atlas, rec.model) if p.source == rec.source],
-            "model": page.link(rec.model) if rec.model in atlas.entries else esc(rec.model),
-            "device": page.link(rec.hardware) if rec.hardware in atlas.entries else esc(rec.device_name),
+            "model": page.a(rec.model) if rec.model in atlas.entries else esc(rec.model),
+            "device": page.a(rec.hardware) if rec.hardware in atlas.entries else esc(rec.device_name),
             "commit": rec.git_commit, "slice": rec.slice, "scaling": rec.scaling}
 
 

@@ -104,10 +104,22 @@ def html_block(html: str) -> str:
     return f"\n{HTML_OPEN}\n{html}\n{HTML_CLOSE}\n\n"
 
 
+def html_table(head: list[str], rows: list[list[str]], right: frozenset[int] = frozenset()) -> str:
+    """A table as HTML: `head` and each row's cells are HTML already; columns whose index is
+    in `right` are right-aligned (numbers), as a Markdown table's ---: would make them."""
+    def row(cells: list[str], tag: str) -> str:
+        return "<tr>" + "".join(f'<{tag} style="text-align:right">{c}</{tag}>' if i in right else f"<{tag}>{c}</{tag}>"
+                                for i, c in enumerate(cells)) + "</tr>"
+    return ("<table>\n<thead>\n" + row(head, "th") + "\n</thead>\n<tbody>\n"
+            + "\n".join(row(r, "td") for r in rows) + "\n</tbody>\n</table>")
+
+
 def site_url(src: str) -> str:
-    """A page's address under MkDocs's directory URLs, site-relative: a/b.md and a/b/index.md
-    are a/b/, index.md is ''."""
-    stem = src[:-3] if src.endswith(".md") else src
+    """A docs file's address under MkDocs's directory URLs, site-relative: a/b.md and
+    a/b/index.md are a/b/, index.md is '', any other file keeps its path."""
+    if not src.endswith(".md"):
+        return src
+    stem = src[:-3]
     if stem == "index" or stem.endswith("/index"):
         return stem[:-5]
     return stem + "/"
@@ -115,10 +127,12 @@ def site_url(src: str) -> str:
 
 @lru_cache(maxsize=200_000)
 def url_between(target_src: str, from_src: str) -> str:
-    """The relative address of one page from another, both given as docs paths, as MkDocs
+    """The relative address of one docs file from a page, both given as docs paths, as MkDocs
     writes a Markdown link between them: models/x.md from glossary/kv-cache.md is ../../models/x/."""
     to, here = site_url(target_src), site_url(from_src)
     rel = posixpath.relpath("/" + to, "/" + here)
+    if not to.endswith("/") and to:
+        return rel
     return "./" if rel == "." else rel + "/"
 
 
