@@ -98,3 +98,19 @@ def first_difference(a: list[tuple], b: list[tuple], context: int = 3) -> str | 
         n = min(len(a), len(b))
         return f"lengths {len(a)} and {len(b)}; first extra: {(a if len(a) > n else b)[n:n + 3]}"
     return None
+
+
+def table_rows(text: str, first_header: str) -> dict[str, list[str]]:
+    """The HTML table (in a page's HTML or a generated page's Markdown) whose first header
+    cell starts with `first_header`: each row's first cell's text -> the other cells' texts,
+    citations left out."""
+    at = text.index(f"<th>{first_header}")
+    start, end = text.rindex("<table", 0, at), text.index("</table>", at) + len("</table>")
+    soup = BeautifulSoup(text[start:end], "html.parser")
+    for sup in soup.select("sup.atlas-cite"):
+        sup.decompose()
+    rows = {}
+    for tr in soup.select("tbody tr"):
+        cells = [_SPACE.sub(" ", td.get_text()).strip() for td in tr.find_all("td")]
+        rows[cells[0]] = cells[1:]
+    return rows

@@ -144,22 +144,26 @@ def test_a_device_page_gives_tokens_per_joule_for_the_reference_model(site):
 
 
 def test_unified_memory_is_judged_against_the_gpus_default_share():
-    """A 128 GB M5 Max whose GPU may wire 115.4 GB by default (its entry, read from Metal by a
-    user): 105B parameters at 8 bits are 105 GB of weights, 115.5 GB with 10% overhead: less
+    """A 128 GB M5 Max whose GPU may wire 107.5 GB by default (its entry, read from Metal by a
+    user): 98B parameters at 8 bits are 98 GB of weights, 107.8 GB with 10% overhead: less
     than 128 GB, more than the GPU's default share, so it does not fit as the Mac ships."""
     from generator.knowledge.calc import DeviceSpec, ModelSpec, estimate
 
-    mac = DeviceSpec("m5", "M5 Max", 128, 614, {}, gpu_default_gb=115.4)
-    big = ModelSpec("m", "105B", 105, 105, 80, 8, 128, "gqa")
+    mac = DeviceSpec("m5", "M5 Max", 128, 614, {}, gpu_default_gb=107.5)
+    big = ModelSpec("m", "98B", 98, 98, 80, 8, 128, "gqa")
     assert estimate(big, mac, 8, 1).fits is False
-    assert estimate(ModelSpec("s", "100B", 100, 100, 80, 8, 128, "gqa"), mac, 8, 1).fits is True
+    assert estimate(ModelSpec("s", "90B", 90, 90, 80, 8, 128, "gqa"), mac, 8, 1).fits is True
 
 
 def test_the_m5_max_entry_carries_the_default_share(atlas):
     from generator.knowledge.calc import device_spec
 
     d = device_spec(atlas.entries["apple-m5-max"])
-    assert d.memory_gb == 128 and d.gpu_default_gb == 115.4 and d.usable_gb == 115.4
+    assert d.memory_gb == 128 and d.gpu_default_gb == 107.5 and d.usable_gb == 107.5
+    # 48 of 64 GB and 72 of 96 GB: three-quarters, read from llama.cpp logs of 2023
+    for eid, total, share in (("apple-m1-max", 64, 48), ("apple-m2-max", 96, 72)):
+        d = device_spec(atlas.entries[eid])
+        assert (d.memory_gb, d.usable_gb) == (total, share)
 
 
 def test_fit_columns_name_only_formats_the_device_runs(site):

@@ -12,6 +12,7 @@ import pytest
 from bs4 import BeautifulSoup
 
 from conftest import REPO
+from dom import table_rows
 from generator.figures import charts as figures
 from generator.figures import diagrams
 from generator.render import sanitize
@@ -112,11 +113,11 @@ def test_the_decode_ceiling_follows_the_devices_bandwidth_and_its_table_is_the_a
     before = _bars(md)
     assert len(before) >= 10 and "nvidia-rtx-4090" in before
     # The table: bandwidth / (active weights at Q4_K_M's bits + 4,096 tokens of 16-bit KV), worked out here.
-    table = md[md.index("| Device | Memory bandwidth (GB/s) | Memory (GB) | Decode ceiling"):]
-    row = next(line for line in table.splitlines() if "NVIDIA GeForce RTX 4090" in line or "RTX 4090" in line.split("|")[1])
+    rows = table_rows(md[md.index('data-chart="decode-ceiling"'):], "Device")
+    row = next(cells for name, cells in rows.items() if "RTX 4090" in name)
     bits = 4.8944
     read = 8.03e9 * bits / 8 + 2 * 32 * 8 * 128 * 2 * 4096
-    assert row.split("|")[-2].strip() == f"{1008e9 / read:,.0f}"
+    assert row[-1] == f"{1008e9 / read:,.0f}"
     path = kb / "glossary/hardware/nvidia-rtx-4090.yaml"
     text = path.read_text(encoding="utf-8")
     bw = re.search(r"bandwidth_gbs: \{value: ([\d.]+),", text)

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from conftest import REPO
+from dom import table_rows
 from generator.figures import charts as figures
 from generator.pipeline import build
 
@@ -25,7 +26,7 @@ def _specs(root: Path, kind: str) -> dict[str, dict]:
 
 
 def _svg(md: str, kind: str) -> str:
-    m = re.search(rf'<div class="atlas-fig atlas-fig--{kind}" markdown="0">(?:<p class="atlas-fig__hint">[^<]*</p>)?(<svg .*?</svg>)</div>', md)
+    m = re.search(rf'<div class="atlas-fig atlas-fig--{kind}">(?:<p class="atlas-fig__hint">[^<]*</p>)?(<svg .*?</svg>)</div>', md)
     assert m, f"no {kind} figure"
     return m.group(1)
 
@@ -37,17 +38,9 @@ def _ridge(svg: str, device: str) -> tuple[float, float]:
 
 
 def _table(md: str, first_header: str) -> dict[str, list[str]]:
-    """The Markdown table whose header starts with `| first_header`: first cell's text -> the other cells,
+    """The table whose header starts with `first_header`: first cell's text -> the other cells,
     citations and links reduced to their text."""
-    lines = md[md.index(f"| {first_header}"):].splitlines()
-    rows = {}
-    for line in lines[2:]:
-        if not line.startswith("|"):
-            break
-        cells = [re.sub(r"<sup.*?</sup>", "", c).strip() for c in line.strip("|").split(" | ")]
-        name = re.sub(r"^\[(.*?)\]\(.*?\)$|^\*\*(.*?)\*\*$", lambda m: m.group(1) or m.group(2), cells[0])
-        rows[name] = cells[1:]
-    return rows
+    return table_rows(md, first_header)
 
 
 def _num(text: str) -> float:
@@ -74,7 +67,7 @@ def test_the_roofline_follows_a_devices_bandwidth(kb):
     # Nothing else moved, and the table and the label say the new ridge.
     assert _ridge(after, "nvidia-h200") == _ridge(before, "nvidia-h200")
     assert "H100 SXM · ridge 590" in after and "H100 SXM · ridge 295" in before
-    row = _table(files["hardware/index.md"], "Device | Memory bandwidth")["NVIDIA H100 SXM"]
+    row = _table(files["hardware/index.md"], "Device</th><th style=\"text-align:right\">Memory bandwidth")["NVIDIA H100 SXM"]
     assert _num(row[0]) == 1675 and _num(row[2]) == round(989e12 / 1675e9)
     for src in ROOFLINE_PAGES:  # every page that shows the roofline shows the same one
         assert _svg(files[src], "roofline") == after
@@ -95,7 +88,7 @@ def test_the_roofline_table_is_the_devices_figures(built):
             expected[doc["title"]] = (bw, tf, tf * 1000 / bw)
     assert "NVIDIA H100 SXM" in expected and len(expected) >= 5
     for src in ROOFLINE_PAGES:
-        rows = _table(built[src], "Device | Memory bandwidth")
+        rows = _table(built[src], "Device</th><th style=\"text-align:right\">Memory bandwidth")
         assert set(rows) == set(expected), src
         for title, (bw, tf, ridge) in expected.items():
             cells = rows[title]
@@ -106,8 +99,8 @@ def test_the_roofline_table_is_the_devices_figures(built):
         assert svg.count('class="atlas-fig__ridge"') == len(expected)
     # Each figure cites where its numbers come from, as entry pages do.
     md = built["hardware/index.md"]
-    assert '<sup class="atlas-cite">' in md[md.index("| Device | Memory bandwidth"):]
-    assert "#src-nvidia-h100-datasheet" in md and "{: #src-nvidia-h100-datasheet .atlas-source }" in md
+    assert '<sup class="atlas-cite">' in md[md.index("<th>Device</th><th style=\"text-align:right\">Memory bandwidth"):]
+    assert '<a href="#src-nvidia-h100-datasheet"' in md and '<p class="atlas-source" id="src-nvidia-h100-datasheet">' in md
 
 
 def _kv_bytes(s: dict, tokens: int | None = None) -> float | None:
@@ -144,7 +137,7 @@ def test_the_kv_table_is_the_models_figures_and_each_model_page_highlights_its_o
     titles = {t for t, _, _, _ in expected.values()}
     for src in ["glossary/kv-cache.md"] + [f"models/{m}.md" for m in expected]:
         md = built[src]
-        rows = _table(md, "Model | Attention")
+        rows = _table(md, "Model</th><th>Attention")
         assert set(rows) == titles, src
         for title, b, ctx, specs in expected.values():
             cells = rows[title]
@@ -161,7 +154,7 @@ def test_the_kv_table_is_the_models_figures_and_each_model_page_highlights_its_o
         assert 8 <= len(drawn) <= 12 and set(drawn) <= set(expected), (src, drawn)
         if len(expected) > 12:
             assert f"of the {len(expected)} models" in md
-        assert "<sup class=\"atlas-cite\">" in md[md.index("| Model | Attention"):]
+        assert "<sup class=\"atlas-cite\">" in md[md.index("<th>Model</th><th>Attention"):]
 
 
 def test_the_sanitizer_keeps_every_part_of_the_charts(built, site):
