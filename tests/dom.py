@@ -16,6 +16,8 @@ BLOCK = frozenset("""address article aside blockquote body details dialog div dl
 footer form h1 h2 h3 h4 h5 h6 header hr html li main nav ol p pre section summary table tbody td tfoot th thead tr
 ul svg g script style head title meta link""".split())
 _SPACE = re.compile(r"\s+")
+_SELF_CLOSED = re.compile(r"<(line|circle|rect|path|polyline|polygon|ellipse|use|stop)(\b[^>]*?)\s*/>")
+"""SVG shapes written <line/>, which html.parser would leave open around the next one."""
 
 
 def resolve(href: str, page_url: str) -> str:
@@ -33,7 +35,7 @@ def resolve(href: str, page_url: str) -> str:
 def tokens(html: str, page_url: str, root: str = "body", terms: bool = True) -> list[tuple]:
     """The page's tokens. `terms=False`: the term linker's links (a.atlas-term) as their text
     alone, for comparing builds whose only difference may be which mention of a term is linked."""
-    soup = BeautifulSoup(html, "html.parser")
+    soup = BeautifulSoup(_SELF_CLOSED.sub(r"<\1\2></\1>", html), "html.parser")
     top = soup.find(root) if root else soup
     out: list[tuple] = []
     if top is None:
@@ -49,10 +51,14 @@ def tokens(html: str, page_url: str, root: str = "body", terms: bool = True) -> 
 def _walk(node: Tag, page_url: str, out: list[tuple]) -> None:
     attrs = []
     for name, value in sorted(node.attrs.items()):
+        if name.startswith("data-search-"):  # hints to the search indexer, which takes them out or not
+            continue
         if isinstance(value, list):  # class, rel: a set of words
             value = " ".join(sorted(value))
         elif name in ("href", "src"):
             value = resolve(value, page_url)
+        elif name == "style":  # "text-align: right;" and "text-align:right" are one style
+            value = value.replace(" ", "").rstrip(";")
         attrs.append((name, value))
     out.append(("<", node.name, tuple(attrs)))
     children = list(node.children)

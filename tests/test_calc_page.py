@@ -7,7 +7,7 @@ import pytest
 
 from generator.knowledge.calc import device_spec, estimate, model_spec
 from generator.pipeline import load_atlas
-from conftest import goto
+from conftest import REPO, goto
 
 
 @pytest.fixture(scope="module")
@@ -258,7 +258,10 @@ def test_devices_are_grouped_and_filtered_by_where_a_reader_meets_them(site, bro
         everything = page.locator(".atlas-calc__table tbody tr").count()
         page.select_option("#calc-where", "unified-memory")
         rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
-        assert 0 < len(rows) < everything and all(r.startswith("apple-") or r == "nvidia-dgx-spark" for r in rows)
+        import yaml
+        unified = {p.stem for p in (REPO / "glossary/hardware").glob("*.yaml")
+                   if yaml.safe_load(p.read_text(encoding="utf-8")).get("segment") == "unified-memory"}
+        assert 0 < len(rows) < everything and set(rows) <= unified and "apple-m4-max" in rows
         assert "where=unified-memory" in page.url
         goto(page, page.url)
         assert page.locator("#calc-where").input_value() == "unified-memory"

@@ -125,7 +125,15 @@ def _piece(m: re.Match) -> str:
         return "&lt;" + text[1:]  # shown as text, as the site's sanitizer would drop it
     if m.group("end"):
         return f"</{name}>"
-    return _clean_one(text, name) or "&lt;" + text[1:]
+    cleaned = _clean_one(text, name)
+    if not cleaned:
+        return "&lt;" + text[1:]
+    # nh3 writes attribute values with backticks and backslashes as themselves; Markdown
+    # reads code spans and escapes before it sets inline tags aside, so they stay entities.
+    cleaned = cleaned.replace("`", "&#96;").replace("\\", "&#92;")
+    if text.endswith("/>") and name not in _VOID:  # an SVG shape written <line/>: closed as written,
+        return cleaned + f"</{name}>"             # or the next shape would open inside it
+    return cleaned
 
 
 def _attr_list(m: re.Match) -> str:
