@@ -166,9 +166,9 @@ def measure(n: int, workdir: Path, baseline: bool = True, repeat: int = 1) -> di
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     runs = []
     for _ in range(repeat):  # the median of several builds, on a machine whose speed varies
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), _children_cpu()
         proc = subprocess.run([sys.executable, "-c", _BUILD], cwd=corpus, env=env, capture_output=True, text=True)
-        wall = time.perf_counter() - t
+        wall, cpu = time.perf_counter() - t, _children_cpu() - cpu
         if proc.returncode != 0:
             raise SystemExit(f"mkdocs build failed at {n} entries:\n{proc.stderr[-3000:]}")
         usage = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -176,7 +176,7 @@ def measure(n: int, workdir: Path, baseline: bool = True, repeat: int = 1) -> di
         # process, plus term linking, which the workers do while they render pages: its
         # CPU time spread over the workers that shared it.
         generator = sum(usage["stages"].values()) + usage["link_cpu"] / usage["workers"]
-        runs.append({"wall": wall, "usage": usage, "share": generator / wall})
+        runs.append({"wall": wall, "cpu": cpu, "usage": usage, "share": generator / wall})
     median = sorted(runs, key=lambda r: r["wall"])[len(runs) // 2]  # the median build: time and memory
     wall, usage = median["wall"], median["usage"]
     # The share is a ratio of two timings of one build, and each varies from run to run on
@@ -201,43 +201,51 @@ def measure(n: int, workdir: Path, baseline: bool = True, repeat: int = 1) -> di
               "search_index_mb": round(index.stat().st_size / 1e6, 2), "stages_s": stages,
               "link_cpu_s": round(timed["link_cpu"], 2), "workers": timed["workers"]}
     result["build_runs_s"] = [round(r["wall"], 2) for r in runs]
+    result["cpu_runs_s"] = [round(r["cpu"], 2) for r in runs]
+    result["cpu_s"] = round(statistics.median(r["cpu"] for r in runs), 2)
+    result["cpu_ms_per_entry"] = round(1000 * result["cpu_s"] / entries, 2)
     result["share_runs"] = [round(r["share"], 3) for r in runs]
     result["stages_share"] = round(typical["share"], 3)
     result["ms_per_entry"] = round(1000 * wall / entries, 2)
     if baseline:
-        walls = [_baseline(corpus, workdir / f"baseline-{n}", env) for _ in range(min(repeat, BASELINE_RUNS))]
+        timed_base = [_baseline(corpus, workdir / f"baseline-{n}", env) for _ in range(min(repeat, BASELINE_RUNS))]
+        walls = [w for w, _ in timed_base]
         result["baseline_s"] = round(statistics.median(walls), 2)
         result["baseline_runs_s"] = [round(w, 2) for w in walls]
+        result["baseline_cpu_s"] = round(statistics.median(c for _, c in timed_base), 2)
+        result["baseline_cpu_runs_s"] = [round(c, 2) for _, c in timed_base]
     shutil.rmtree(corpus)
     return result
 
 
-def _baseline(corpus: Path, dest: Path, env: dict) -> float:
-    """MkDocs and Material alone on the same pages: the generated Markdown written to
-    docs/ as ordinary files and built without the atlas plugin. What remains of the full
-    build beyond this is what the knowledge base adds."""
-    from generator.pipeline import build_site_files
+def _children_cpu() -> float:
+    """CPU seconds (user and system) of every finished child process, theirs included: a
+    build's workers are its children, so a build's CPU is the difference around it."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _baseline(corpus: Path, dest: Path, env: dict) -> tuple[float, float]:
+    """MkDocs and Material alone on the same pages: the folder `atlas markdown` writes (every
+    page linked, handwritten pages expanded, mkdocs.yml without the atlas plugin), built in
+    MkDocs's usual one process. What remains of the full build beyond this is what the
+    knowledge base adds. Returns (wall, CPU) seconds."""
+    from generator.exports.markdown import export
+    from generator.pipeline import build
 
     if dest.exists():
         shutil.rmtree(dest)
-    shutil.copytree(corpus / "docs", dest / "docs")
-    if (corpus / "overrides").is_dir():
-        shutil.copytree(corpus / "overrides", dest / "overrides")
-    for path, text in build_site_files(corpus).items():
-        target = dest / "docs" / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
-    config = (corpus / "mkdocs.yml").read_text(encoding="utf-8")
-    assert "\n  - atlas\n" in config
-    (dest / "mkdocs.yml").write_text(config.replace("\n  - atlas\n", "\n"), encoding="utf-8")
-    t = time.perf_counter()
+    export(corpus, dest, build(corpus))
+    t, cpu = time.perf_counter(), _children_cpu()
     proc = subprocess.run([sys.executable, "-c", _BUILD.replace("strict=True", "strict=False")], cwd=dest, env=env,
                           capture_output=True, text=True)
-    wall = time.perf_counter() - t
+    wall, cpu = time.perf_counter() - t, _children_cpu() - cpu
     if proc.returncode != 0:
         raise SystemExit(f"baseline build failed:\n{proc.stderr[-3000:]}")
     shutil.rmtree(dest)
-    return wall
+    return wall, cpu
 
 
 _BUILD = """
@@ -281,6 +289,16 @@ def report(results: list[dict]) -> str:
                   "|---:|---:|---:|---:|"]
         for r in results:
             lines.append(f"| {r['entries']:,} | {r['build_s']} | {r['baseline_s']} | {r['build_s'] / r['baseline_s']:.2f} |")
+    if all("baseline_cpu_s" in r and "cpu_s" in r for r in results):
+        lines += ["", "CPU time, every process of the build together (the median of the builds above; plain MkDocs: of its builds):",
+                  "", "| entries | full build CPU (s) | CPU ms / entry | plain MkDocs + Material CPU, same pages (s) | full ÷ plain |",
+                  "|---:|---:|---:|---:|---:|"]
+        for r in results:
+            lines.append(f"| {r['entries']:,} | {r['cpu_s']} | {r['cpu_ms_per_entry']} | {r['baseline_cpu_s']} | "
+                         f"{r['cpu_s'] / r['baseline_cpu_s']:.2f} |")
+        lines += ["", "Single runs, CPU seconds: " + "; ".join(
+            f"{r['entries']:,} entries {', '.join(map(str, r['cpu_runs_s']))} (plain {', '.join(map(str, r['baseline_cpu_runs_s']))})"
+            for r in results) + "."]
     if len(results) >= 2:
         a, b = results[-2], results[-1]
         lines += ["", f"Growth from {a['entries']:,} to {b['entries']:,} entries ({b['entries'] / a['entries']:.0f}x): "
@@ -321,6 +339,16 @@ def _verdicts(results: list[dict]) -> list[str]:
                  f" in one process, so against the framework's own build they are {spent / big['baseline_s']:.1%}. The share"
                  f" of our build is higher because the rest of it runs on every core (see below).")
     out.append(line)
+    if all("baseline_cpu_s" in r and "cpu_s" in r for r in results):
+        for r in results:
+            ratio = r["cpu_s"] / r["baseline_cpu_s"]
+            out.append(f"- Build CPU at most 0.7 times plain MkDocs's on the same pages, at {r['entries']:,} entries: "
+                       f"{r['cpu_s']} s against {r['baseline_cpu_s']} s, x{ratio:.2f}, {ok(ratio <= 0.7)}.")
+        if len(results) >= 2:
+            a, b = sorted(results, key=lambda r: r["entries"])[-2:]
+            growth = b["cpu_ms_per_entry"] / a["cpu_ms_per_entry"]
+            out.append(f"- Build CPU per entry at {b['entries']:,} at most 1.2 times that at {a['entries']:,}: "
+                       f"{b['cpu_ms_per_entry']} ms against {a['cpu_ms_per_entry']} ms, x{growth:.2f}, {ok(growth <= 1.2)}.")
     return out
 
 
