@@ -219,7 +219,7 @@ def sources_md(page: Page, sources: list[Source], fenced: bool = True) -> str:
     anchor its citations point at. `fenced`: preceded by the marker below which terms are
     not linked (a source's title is the name of another thing, not a mention); an entry
     page has the marker already."""
-    items = "\n".join(f'<p class="atlas-source" id="src-{s.id}">[{n}] {source_line_html(s)}. '
+    items = "\n".join(f'<p class="atlas-source" id="src-{s.id}">[{n}] {source_line(s, html=True)}. '
                       f'<a href="{page.url(f"sources/{s.id}.md")}">About this source</a></p>'
                       for n, s in enumerate(sources, 1))
     return ((NO_LINKS_BELOW + "\n\n" if fenced else "") + "## Sources { #sources data-search-exclude }\n"
@@ -233,23 +233,12 @@ def _data_attr(value: Any) -> str:
     return esc(json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":")))
 
 
-def source_line(s: Source) -> str:
-    bits = [f"[{esc(s.title)}]({esc(s.url)})" if s.url else esc(s.title), esc(s.publisher)]
-    if s.author:
-        bits.append(esc(s.author))
-    if s.date:
-        bits.append(esc(s.date))
-    return " — ".join(bits)
-
-
-def source_line_html(s: Source) -> str:
-    """source_line in HTML."""
-    bits = [f'<a href="{esc(s.url)}">{esc(s.title)}</a>' if s.url else esc(s.title), esc(s.publisher)]
-    if s.author:
-        bits.append(esc(s.author))
-    if s.date:
-        bits.append(esc(s.date))
-    return " — ".join(bits)
+def source_line(s: Source, html: bool = False) -> str:
+    """Title (linked to the source), publisher, author, date: in Markdown, or in HTML."""
+    title = esc(s.title)
+    if s.url:
+        title = f'<a href="{esc(s.url)}">{title}</a>' if html else f"[{title}]({esc(s.url)})"
+    return " — ".join([title, esc(s.publisher)] + [esc(x) for x in (s.author, s.date) if x])
 
 
 MARKDOWN_NAME = "index.md.txt"
