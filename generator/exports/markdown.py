@@ -35,7 +35,7 @@ from pathlib import Path
 import yaml
 
 from generator.pages.entry import LONG_PAGE
-from generator.pages.handwritten import CHECKED_RE, expand
+from generator.pages.handwritten import checked_date, expand
 from generator.knowledge.link import NO_LINKS_BELOW, Linker, add_cards
 from generator.knowledge.link_markdown import link_markdown, md_card_attrs, raw_html_blocks, resolve_marks, _in_spans
 from generator.kb.model import Atlas
@@ -99,8 +99,7 @@ def export(root: Path, out: Path, built: tuple[Atlas, dict[str, str], Linker]) -
             if rel in pages:  # (the plugin refuses it too)
                 raise ValueError(f"docs/{rel} is written by hand but the generator also produces it; remove one of them")
             front, _, body = split_front(path.read_text(encoding="utf-8"))
-            m = CHECKED_RE.match(front)  # when the page's facts were checked: shown at its foot, as on the site
-            checked = m.group(2).strip().strip("'\"") if m else None
+            checked = checked_date(front)  # when the page's facts were checked: shown at its foot, as on the site
             if "[[" in body or "[@" in body or "atlas:figure" in body or checked:
                 body = expand(body, atlas, rel, checked)
             pages[rel] = front + body

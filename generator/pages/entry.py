@@ -53,7 +53,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         local_svg=_local_svg(atlas, g, e, order),
         fit=_fit_table(atlas, page, e, fit), measured=_measured_table(atlas, page, e), cost=reference_cost(page, e, fit),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
-        html_open=HTML_OPEN, html_close=HTML_CLOSE, kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"), last_change=last_change(e),
+        kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"), last_change=last_change(e),
     )
     if e.kind == "guide":
         text = _guide_page(atlas, page, e, body)

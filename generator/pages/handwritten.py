@@ -59,7 +59,7 @@ def problems(text: str, atlas: Atlas, path: str) -> list[Finding]:
         out.append(Finding(path, line, col, f"links may not use {scheme}: URLs; use an http, https or mailto link, "
                                             "or a relative one"))
     m = CHECKED_RE.match(text)
-    if m and (problem := date_problem(m.group(2).strip().strip("'\""))):
+    if m and (problem := date_problem(_unquote(m.group(2)))):
         line, col = _where(text, m.start(2))
         out.append(Finding(path, line, col, f"checked: {problem}; write the date the facts were last checked as YYYY-MM-DD"))
     return out
@@ -67,6 +67,16 @@ def problems(text: str, atlas: Atlas, path: str) -> list[Finding]:
 
 CHECKED_RE = re.compile(r"---\n(?:.*\n)*?(checked:[ \t]*)(.*)\n(?:.*\n)*?---\n")
 """A handwritten page's front matter line `checked: YYYY-MM-DD`: when its facts were last checked."""
+
+
+def checked_date(text: str) -> str | None:
+    """The `checked:` value of a page's front matter, unquoted, or None."""
+    m = CHECKED_RE.match(text)
+    return _unquote(m.group(2)) if m else None
+
+
+def _unquote(value: str) -> str:
+    return value.strip().strip("'\"")
 
 
 DIRECTIVE_RE = re.compile(r"<!--\s*atlas:([^\s>]*)([^>]*?)-->")

@@ -8,7 +8,7 @@ from generator.kb.model import Atlas, Entry
 from generator.kb.text import esc
 from generator.pages.fit import _prefill_row, _tps
 from generator.pages.site import Site
-from generator.render.page import HTML_CLOSE, HTML_OPEN, Page, front_matter
+from generator.render.page import Page, front_matter
 from generator.render.templates import env
 
 
@@ -28,7 +28,7 @@ def _source_pages(atlas: Atlas) -> dict[str, str]:
         rec = atlas.measurements.get(sid)
         if rec is not None:  # the record itself, as committed, beside its page
             out[f"{MEASURED_FOLDER}/{rec.id}.yaml"] = rec.text
-        text = env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid], html_open=HTML_OPEN, html_close=HTML_CLOSE,
+        text = env().get_template("source.md.j2").render(page=page, s=s, entries=citing[sid],
                                                            record=_record_facts(atlas, page, rec) if rec else None)
         out[src] = front_matter(title=s.title, atlas_nolink=True, description=f"Source: {s.title} ({s.publisher}).",
                                 search={"boost": 0.2}) + text  # entries rank above the pages of what they cite

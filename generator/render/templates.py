@@ -9,7 +9,7 @@ import jinja2
 
 from generator.kb.text import esc
 from generator.render.labels import label, long_date, release
-from generator.render.page import source_line
+from generator.render.page import HTML_CLOSE, HTML_OPEN, source_line
 
 _ENV_OPTIONS = dict(
     autoescape=False,  # output is Markdown; text fields go through the `e` filter below
@@ -42,4 +42,5 @@ def env() -> jinja2.Environment:
     env.filters["release"] = release
     env.filters["longdate"] = long_date
     env.globals["source_line"] = source_line
+    env.globals["html_open"], env.globals["html_close"] = HTML_OPEN, HTML_CLOSE  # around structure written as HTML
     return env
