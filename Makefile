@@ -65,7 +65,7 @@ clean:
 	rm -rf site .pytest_cache
 
 bench: $(STAMP)
-	$(BIN)/python -m bench.build --sizes 100 1000 10000 --repeat 5 --out bench-out --page docs/benchmark.md
+	$(BIN)/python -m bench.build --sizes 100 1000 3000 --repeat 3 --out bench-out --page docs/benchmark.md
 
 # What a reader waits for, in Chromium: Lighthouse scores and paint times, graph redraws
 # (median and spread of five runs). Timings live here, never in the pass/fail tests.

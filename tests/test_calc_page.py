@@ -270,3 +270,23 @@ def test_devices_are_grouped_and_filtered_by_where_a_reader_meets_them(site, bro
             .map(t => [t.scrollWidth, t.clientWidth])""")
         assert wraps[0][0] <= wraps[0][1] + 1, wraps[0]  # the index table needs no sideways scroll
         page.close()
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_format_is_offered_only_on_devices_that_run_it(site, browser, width):
+    """Issue 34 item 6: picking EXL2 (ExLlamaV2: CUDA and ROCm wheels) leaves Apple, Intel and
+    TPU devices out of the table and says so; GGUF Q4_K_M lists them again."""
+    from conftest import serve
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": width, "height": 900})
+        goto(page, base + "/calculator/?model=llama-3-1-8b&format=4_0_bpw")
+        rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
+        assert "nvidia-rtx-4090" in rows and "amd-instinct-mi300x" in rows
+        assert not [r for r in rows if r.startswith(("apple-", "intel-", "google-"))], rows
+        notes = page.locator(".atlas-calc__notes").inner_text()
+        assert "runs on NVIDIA (CUDA) and AMD (ROCm)" in notes and "devices that do not are left out" in notes
+        page.select_option("#calc-format", "q4_k_m")
+        rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
+        assert "apple-m4-max" in rows and "left out" not in page.locator(".atlas-calc__notes").inner_text()
+        page.close()

@@ -179,3 +179,22 @@ def test_this_years_models_are_found_by_the_names_people_type(typed, model):
     out = run([ATLAS, "define", typed, "--json"], cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["id"] == model
+
+
+def test_fit_sizes_a_format_only_where_its_software_runs():
+    """Issue 34 item 6: EXL3 runs in ExLlamaV3, on CUDA only (its term's `runs_on`, sourced to
+    the ExLlamaV3 README), so `atlas fit` sizes it on NVIDIA devices only and says how many it
+    left out; asked for an Apple chip it refuses with the reason (exit 2). A format without
+    `runs_on` (Q4_K_M, llama.cpp's) is sized on Apple, AMD and NVIDIA alike."""
+    exl3 = json.loads(run([ATLAS, "fit", "llama-3-1-8b", "--format", "3.75 bpw", "--json"], cwd=REPO).stdout)
+    ids = [d["device"] for d in exl3["devices"]]
+    assert exl3["runs_on"] == ["cuda"] and "nvidia-rtx-4090" in ids
+    assert not [i for i in ids if i.startswith(("apple-", "amd-", "google-", "intel-"))]
+    assert "apple-m4-max" in exl3["left_out"] and "amd-instinct-mi300x" in exl3["left_out"]
+    text = run([ATLAS, "fit", "llama-3-1-8b", "--format", "3.75 bpw"], cwd=REPO).stdout
+    assert f"runs on NVIDIA (CUDA): {len(exl3['left_out'])} devices that do not are left out" in text
+    mac = run([ATLAS, "fit", "llama-3-1-8b", "--format", "3.75 bpw", "--device", "M4 Max"], cwd=REPO)
+    assert mac.returncode == 2 and "not on Apple M4 Max" in mac.stderr and "pick a format it runs" in mac.stderr
+    gguf = json.loads(run([ATLAS, "fit", "llama-3-1-8b", "--format", "q4_k_m", "--json"], cwd=REPO).stdout)
+    assert gguf["runs_on"] is None and gguf["left_out"] == []
+    assert {"apple-m4-max", "amd-instinct-mi300x", "nvidia-rtx-4090"} <= {d["device"] for d in gguf["devices"]}

@@ -267,11 +267,12 @@
       if (id && id !== model.value) { model.value = id; model.dispatchEvent(new Event("change")); }
     });
     var format = el("select", { id: "calc-format" });
-    var bitsOf = {}, meaningOf = {};
+    var bitsOf = {}, meaningOf = {}, runsOn = {};
     data.formats.forEach(function (g) {
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
         bitsOf[f.id] = f.bits;
+        runsOn[f.id] = f.runs_on || null;  // calc.format_platforms: only devices of these platforms run it
         meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1);
         group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
       });
@@ -376,7 +377,9 @@
         var body = el("tbody");
         var said = {};
         function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
-        var rows = (mine ? [mine] : []).concat(data.devices.filter(function (d) { return !where.value || d.segment === where.value; }).sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
+        var only = format.value === "custom" ? null : runsOn[format.value], leftOut = 0;
+        var runsHere = function (d) { var ok = !only || !d.platform || only.indexOf(d.platform) >= 0; if (!ok) leftOut++; return ok; };
+        var rows = (mine ? [mine] : []).concat(data.devices.filter(function (d) { return (!where.value || d.segment === where.value) && runsHere(d); }).sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
           .map(function (d) {
             var e = estimate(m, d, b, t, s, kb, data.overhead, host);
             return { d: d, e: e, c: cost(e, s === 1 ? e : estimate(m, d, b, t, 1, kb, data.overhead, host), d, hourly, perKwh) };
@@ -394,6 +397,8 @@
           }
           return track;
         }
+        if (leftOut) note(format.options[format.selectedIndex].text.split(" \u2014 ")[0] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
+                          " (its entry says where): " + leftOut + " devices that do not are left out.");
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
           var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : e.can_split ? "no: needs " + e.devices_needed : "no");
@@ -415,6 +420,7 @@
                  (e.offload_decode_tps ? "; or keep " + d.memory_gb + " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
                    " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s" : "") + ".");
           }
+          if (d.platform === "apple" && !d.gpu_default_gb && d.memory_gb) note(d.title + ": no one has yet published the GPU\u2019s default share of memory on this chip, so fit is judged against all " + d.memory_gb + " GB; on Macs that have been read, macOS lets the GPU use two thirds to 84% by default (see the unified memory entry).");
           if (d.gpu_default_gb) note(d.title + ": macOS lets the GPU use " + d.gpu_default_gb + " GB of its " + d.memory_gb + " GB by default (Metal\u2019s recommended working set, as users have read it); fit is judged against that. Raising iogpu.wired_limit_mb gives the GPU more.");
           if (!d.bandwidth_gbs) note(d.title + ": its entry has no memory-bandwidth figure yet, so there is no decode ceiling.");
           if (!e.prefill_tps) note(d.title + ": its entry has no dense tensor throughput (TFLOPS) yet, so there is no prefill ceiling.");

@@ -20,10 +20,12 @@ def cmd_fit(args) -> int:
         custom_device,
         device_spec,
         estimate,
+        format_platforms,
         measured_for,
         model_spec,
         pick,
         prefill_for,
+        runs,
     )
 
     atlas = _load(args)
@@ -50,7 +52,13 @@ def cmd_fit(args) -> int:
         devices = [device_spec(pick(atlas, d, "hardware")) for d in args.device] if args.device else [] if own else [
             device_spec(e) for e in atlas.of_kind("hardware")
             if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
-        devices = ([own] if own else []) + devices
+        # A format that runs only on some platforms (EXL2, NVFP4, MLX) is sized only there.
+        only = format_platforms(atlas).get((args.format or "").casefold()) if args.bits is None else None
+        elsewhere = [d for d in devices if not runs(d, only)]
+        if elsewhere and args.device:
+            raise CalcError(f"{label} runs on {_platforms(only)}, not on {', '.join(_plain(d.title) for d in elsewhere)}: "
+                            "pick a format it runs (--format q4_k_m, fp16, ...) or give --bits")
+        devices = ([own] if own else []) + [d for d in devices if runs(d, only)]
         rows = [(d, estimate(model, d, bits, args.context, args.concurrency, args.kv_bits, args.overhead)) for d in devices]
         costs = {d.id: cost(e, d, args.price_per_hour, args.kwh_price,
                             single=e if args.concurrency == 1 else estimate(model, d, bits, args.context, 1, args.kv_bits, args.overhead))
@@ -76,6 +84,7 @@ def cmd_fit(args) -> int:
         _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
                      "price_per_hour": args.price_per_hour, "kwh_price": args.kwh_price,
+                     "runs_on": list(only) if only else None, "left_out": [d.id for d in elsewhere],
                      "devices": [with_measured(d, e) for d, e in rows]})
         return EXIT_OK
     first = rows[0][1] if rows else None
@@ -123,6 +132,10 @@ def cmd_fit(args) -> int:
                 line += (f"; or keep {e.memory_gb:g} GB on the card and offload {e.offload_gb:.1f} GB to system memory "
                          f"(read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 channels): at most {e.offload_decode_tps:,.1f} tok/s")
             notes.append(line + ".")
+        if d.platform == "apple" and not d.gpu_default_gb and d.memory_gb:
+            notes.append(f"  {_plain(d.title)}: no one has yet published the GPU's default share of memory on this chip, so fit "
+                         f"is judged against all {d.memory_gb:g} GB; on Macs that have been read, macOS lets the GPU use two "
+                         "thirds to 84% by default (atlas define unified-memory).")
         if d.gpu_default_gb:
             notes.append(f"  {_plain(d.title)}: macOS lets the GPU use {d.gpu_default_gb:g} GB of its {d.memory_gb:g} GB by default"
                          " (Metal's recommended working set); fit is judged against that (raise iogpu.wired_limit_mb for more).")
@@ -145,6 +158,8 @@ def cmd_fit(args) -> int:
         if got and not comparable:
             notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
                          f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
+    if elsewhere:
+        notes.append(f"  {label} runs on {_platforms(only)}: {len(elsewhere)} devices that do not are left out.")
     if notes:
         print()
         print("\n".join(dict.fromkeys(notes)))
@@ -152,6 +167,12 @@ def cmd_fit(args) -> int:
     print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
           "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
     return EXIT_OK
+
+
+def _platforms(names) -> str:
+    from generator.knowledge.compare import PLATFORMS
+
+    return " and ".join(PLATFORMS.get(p, p) for p in names)
 
 
 def _usd(x: float | None) -> str:

@@ -17,6 +17,7 @@ import difflib
 import math
 import re
 from dataclasses import dataclass
+from typing import Iterator
 
 from generator.kb.model import Atlas, Entry
 
@@ -121,6 +122,7 @@ class DeviceSpec:
     hourly_note: str | None = None  # which cloud, instance and region, and when the price was read
     gpu_default_gb: float | None = None  # unified memory: what the GPU may use by default (macOS)
     max_devices: int = 8  # how many a model may be split over in a usual setup (SPLIT_LIMIT)
+    platform: str | None = None  # what its software stack is (VENDOR_PLATFORM): which formats it runs
 
     @property
     def usable_gb(self) -> float | None:
@@ -148,7 +150,15 @@ def device_spec(e: Entry) -> DeviceSpec:
     note = "; ".join(x for x in (price.get("note"), f"read {price['checked']}" if price.get("checked") else None) if x) or None
     return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops,
                       tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note,
-                      gpu_default_gb=v("gpu_memory_default_gb"), max_devices=SPLIT_LIMIT.get(e.get("class"), 8))
+                      gpu_default_gb=v("gpu_memory_default_gb"), max_devices=SPLIT_LIMIT.get(e.get("class"), 8),
+                      platform=VENDOR_PLATFORM.get(e.get("vendor") or ""))
+
+
+VENDOR_PLATFORM = {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "apple", "Intel": "intel", "Google": "tpu", "AWS": "neuron",
+                   "Raspberry Pi Ltd": "cpu"}
+"""A device's platform by its vendor, in the names terms use for `platforms` (compare.PLATFORMS):
+a weight format whose term says it `runs_on` some (EXL3: cuda) is sized only on devices of those.
+A device not in the map has no platform, and every format is sized on it."""
 
 
 SPLIT_LIMIT = {"soc": 1, "system": 1, "cluster": 1, "family": 1}
@@ -168,18 +178,44 @@ def custom_device(memory_gb: float, bandwidth_gbs: float, tflops: float | None =
                       tflops={"fp16": tflops} if tflops else {}, tdp_w=tdp_w)
 
 
-def formats(atlas: Atlas) -> dict[str, tuple[float, str, str]]:
-    """Every weight format with known bits per weight: name (lowercase) -> (bits, label, source)."""
-    out: dict[str, tuple[float, str, str]] = {}
-    for e in atlas.of_kind("term"):
+def _format_names(atlas: Atlas) -> Iterator[tuple[str, Entry, float, str, str]]:
+    """(name, term, bits, label, source) for every name of a weight format: first each
+    format term's own names, then the variants terms list; a format that is a term of its
+    own is that term wherever another lists it as a variant (MLX's mode "nvfp4" is NVFP4)."""
+    terms = atlas.of_kind("term")
+    for e in terms:
         if e.get("bits_per_weight"):
             f = e.get("bits_per_weight")
             for name in (e.id, e.title, *e.aliases):
-                out.setdefault(name.casefold(), (float(f["value"]), e.title, f["source"]))
+                yield name.casefold(), e, float(f["value"]), e.title, f["source"]
+    for e in terms:
         for var in e.get("variants") or ():
             if var.get("scope", "model") in ("model", "example"):  # not a level for one part, such as EXL2's output head
-                out.setdefault(var["name"].casefold(), (float(var["bits_per_weight"]), var["name"], var["source"]))
+                yield var["name"].casefold(), e, float(var["bits_per_weight"]), var["name"], var["source"]
+
+
+def formats(atlas: Atlas) -> dict[str, tuple[float, str, str]]:
+    """Every weight format with known bits per weight: name (lowercase) -> (bits, label, source)."""
+    out: dict[str, tuple[float, str, str]] = {}
+    for name, _e, bits, label, source in _format_names(atlas):
+        out.setdefault(name, (bits, label, source))
     return out
+
+
+def format_platforms(atlas: Atlas) -> dict[str, tuple[str, ...]]:
+    """The platforms each weight format runs on, from the term `formats` takes its bits from:
+    name (lowercase) -> the platforms its `runs_on` names (EXL3: cuda), or () for a format
+    that runs anywhere."""
+    out: dict[str, tuple[str, ...]] = {}
+    for name, e, *_ in _format_names(atlas):
+        out.setdefault(name, tuple((e.get("runs_on") or {}).get("value") or ()))
+    return out
+
+
+def runs(d: DeviceSpec, platforms: tuple[str, ...] | None) -> bool:
+    """Whether a device runs a format limited to `platforms` (None or empty: every device;
+    a device of the reader's own, whose platform is unknown, is taken at their word)."""
+    return not platforms or d.platform is None or d.platform in platforms
 
 
 def _check(name: str, value: float) -> float:

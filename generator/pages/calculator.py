@@ -40,8 +40,10 @@ def calculator_data(atlas: Atlas) -> dict:
         if (d.memory_gb or d.bandwidth_gbs) and e.get("class") not in PER_DEVICE_EXCLUDED:
             devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
                             "tflops": d.tflops, "tdp_w": d.tdp_w, "segment": e.get("segment"), "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note,
-                            "url": "../" + e.url.strip("/") + "/"})
-    return {"models": models, "devices": devices, "segments": [[s, label(s)] for s in SEGMENTS], "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
+                            "platform": d.platform, "url": "../" + e.url.strip("/") + "/"})
+    from generator.knowledge.compare import PLATFORMS
+
+    return {"models": models, "devices": devices, "segments": [[s, label(s)] for s in SEGMENTS], "platforms": PLATFORMS, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
             "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),
             "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
             "limits": {"tokens": [1, 10_000_000], "sequences": [1, 100_000], "bits": [1, 32], "kv_bits": [2, 32]}}
@@ -85,8 +87,9 @@ def format_groups(atlas: Atlas) -> list[dict]:
     own = {e.title.casefold() for e in atlas.of_kind("term") if e.get("bits_per_weight")}
     for e in atlas.of_kind("term"):
         options, seen = [], set(own - {e.title.casefold()})
+        where = {"runs_on": list(e.get("runs_on")["value"])} if e.get("runs_on") else {}  # calc.format_platforms
         if e.get("bits_per_weight"):
-            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short})
+            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short, **where})
             seen.add(e.title.casefold())
         for var in e.get("variants") or ():
             if var.get("scope", "model") != "model":  # a level for one part (EXL2's output head) is no whole-model format
@@ -96,7 +99,7 @@ def format_groups(atlas: Atlas) -> list[dict]:
                 continue
             seen.add(key)
             options.append({"id": re.sub(r"[^a-z0-9]+", "_", key).strip("_"), "label": var["name"],
-                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant"})
+                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant", **where})
         if options:
             groups.append({"family": e.title, "options": sorted(options, key=lambda o: -o["bits"])})
     # Each name once across families: "GGUF Q8_0" is Q8_0; of "mxfp8" (an MLX mode) and
