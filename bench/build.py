@@ -418,7 +418,7 @@ time, divided by the number of workers that shared it, is counted. Their sum ove
 process's and the largest worker's. On this shared machine
 the same build varies by up to 50% from run to run, and the share of a single build
 by two points either way, so build times are the median of
-`--repeat` builds (five with `make bench`; the single runs are listed), the share is the median of those builds'
+`--repeat` builds (three with `make bench`; the single runs are listed), the share is the median of those builds'
 shares (each listed), and the ratios and the comparison with the
 MkDocs-only build (the median of at most three), made in the same run, say more than any single timing.
 
