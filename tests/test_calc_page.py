@@ -285,7 +285,7 @@ def test_a_format_is_offered_only_on_devices_that_run_it(site, browser, width):
         assert "nvidia-rtx-4090" in rows and "amd-instinct-mi300x" in rows
         assert not [r for r in rows if r.startswith(("apple-", "intel-", "google-"))], rows
         notes = page.locator(".atlas-calc__notes").inner_text()
-        assert "runs on NVIDIA (CUDA) and AMD (ROCm)" in notes and "devices that do not are left out" in notes
+        assert "EXL2 runs on NVIDIA (CUDA) and AMD (ROCm)" in notes and "devices that do not are left out" in notes
         page.select_option("#calc-format", "q4_k_m")
         rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
         assert "apple-m4-max" in rows and "left out" not in page.locator(".atlas-calc__notes").inner_text()

@@ -267,12 +267,13 @@
       if (id && id !== model.value) { model.value = id; model.dispatchEvent(new Event("change")); }
     });
     var format = el("select", { id: "calc-format" });
-    var bitsOf = {}, meaningOf = {}, runsOn = {};
+    var bitsOf = {}, meaningOf = {}, runsOn = {}, familyOf = {};
     data.formats.forEach(function (g) {
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
         bitsOf[f.id] = f.bits;
         runsOn[f.id] = f.runs_on || null;  // calc.format_platforms: only devices of these platforms run it
+        familyOf[f.id] = g.family;
         meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1);
         group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
       });
@@ -397,8 +398,8 @@
           }
           return track;
         }
-        if (leftOut) note(format.options[format.selectedIndex].text.split(" \u2014 ")[0] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
-                          " (its entry says where): " + leftOut + " devices that do not are left out.");
+        if (leftOut) note(familyOf[format.value] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
+                          ": " + leftOut + " devices that do not are left out (its entry says where it runs).");
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
           var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : e.can_split ? "no: needs " + e.devices_needed : "no");

@@ -147,7 +147,7 @@ def device_spec(e: Entry) -> DeviceSpec:
     v = lambda k: s[k]["value"] if k in s else None  # noqa: E731
     tflops = {p: v(f"{p}_tflops") for p in ("fp4", "fp8", "fp16", "bf16") if v(f"{p}_tflops")}
     price = s.get("cloud_hourly_usd") or {}
-    note = "; ".join(x for x in (price.get("note"), f"read {price['checked']}" if price.get("checked") else None) if x) or None
+    note = "; ".join(x for x in ((price.get("note") or "").rstrip(". ") or None, f"read {price['checked']}" if price.get("checked") else None) if x) or None
     return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops,
                       tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note,
                       gpu_default_gb=v("gpu_memory_default_gb"), max_devices=SPLIT_LIMIT.get(e.get("class"), 8),
