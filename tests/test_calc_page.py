@@ -275,7 +275,8 @@ def test_devices_are_grouped_and_filtered_by_where_a_reader_meets_them(site, bro
 @pytest.mark.parametrize("width", [1366, 390])
 def test_a_format_is_offered_only_on_devices_that_run_it(site, browser, width):
     """Issue 34 item 6: picking EXL2 (ExLlamaV2: CUDA and ROCm wheels) leaves Apple, Intel and
-    TPU devices out of the table and says so; GGUF Q4_K_M lists them again."""
+    TPU devices out of the table and says so; GGUF Q4_K_M lists them again, and the devices
+    whose entries lack a figure are named together in one note."""
     from conftest import serve
 
     with serve(site) as base:
@@ -289,4 +290,10 @@ def test_a_format_is_offered_only_on_devices_that_run_it(site, browser, width):
         page.select_option("#calc-format", "q4_k_m")
         rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
         assert "apple-m4-max" in rows and "left out" not in page.locator(".atlas-calc__notes").inner_text()
+        # Devices without a figure are named in one note, not one note each (a phone scrolled
+        # past dozens of identical lines).
+        items = page.locator(".atlas-calc__notes li").all_inner_texts()
+        gaps = [i for i in items if i.startswith("No prefill ceiling for")]
+        assert len(gaps) == 1 and "Apple M4 Max" in gaps[0], items
+        assert not [i for i in items if "so there is no prefill ceiling" in i]
         page.close()

@@ -400,6 +400,8 @@
         }
         if (leftOut) note(familyOf[format.value] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
                           ": " + leftOut + " devices that do not are left out (its entry says where it runs).");
+        var noBandwidth = [], noTflops = [];
+        function listed(names) { return names.length < 2 ? names.join("") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1]; }
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
           var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : e.can_split ? "no: needs " + e.devices_needed : "no");
@@ -423,8 +425,8 @@
           }
           if (d.platform === "apple" && !d.gpu_default_gb && d.memory_gb) note(d.title + ": no one has yet published the GPU\u2019s default share of memory on this chip, so fit is judged against all " + d.memory_gb + " GB; on Macs that have been read, macOS lets the GPU use two thirds to 84% by default (see the unified memory entry).");
           if (d.gpu_default_gb) note(d.title + ": macOS lets the GPU use " + d.gpu_default_gb + " GB of its " + d.memory_gb + " GB by default (Metal\u2019s recommended working set, as users have read it); fit is judged against that. Raising iogpu.wired_limit_mb gives the GPU more.");
-          if (!d.bandwidth_gbs) note(d.title + ": its entry has no memory-bandwidth figure yet, so there is no decode ceiling.");
-          if (!e.prefill_tps) note(d.title + ": its entry has no dense tensor throughput (TFLOPS) yet, so there is no prefill ceiling.");
+          if (!d.bandwidth_gbs) noBandwidth.push(d.title);  // one note for all of them, after the table
+          if (!e.prefill_tps && d.id !== "custom") noTflops.push(d.title);
           var decodeCell = el("td", { class: "atlas-calc__decode", "data-label": "Decode max (per sequence)" }, [document.createTextNode(decodeText)]);
           var meas = measuredFor(data.measured, m.id, d.id, t);
           if (meas && b === data.measured.bits && kb === data.measured.kv_bits) {
@@ -476,6 +478,8 @@
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
+        if (noBandwidth.length) note("No decode ceiling for " + listed(noBandwidth) + ": " + (noBandwidth.length > 1 ? "their entries have" : "its entry has") + " no memory-bandwidth figure yet.");
+        if (noTflops.length) note("No prefill ceiling for " + listed(noTflops) + ": " + (noTflops.length > 1 ? "their entries have" : "its entry has") + " no dense tensor throughput (TFLOPS) yet.");
         if (hourly !== null || perKwh !== null || rows.some(function (r) { return r.c.tokens_per_joule !== null; }))
           note("Cost and energy: dollars per million tokens = the price of an hour (" + (hourly !== null ? "$" + hourly + " a device-hour" : "a device's cloud price where its entry has one") +
                (perKwh !== null ? ", plus its board power for an hour at $" + perKwh + " per kWh" : "") + ") / tokens in that hour at the ceiling; tokens per joule = tokens per second / board power (TDP). Both are at the ceilings, so real serving costs more per token." +

@@ -103,6 +103,7 @@ def cmd_fit(args) -> int:
     print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12}" + (f" {'all ' + str(args.concurrency):>14}" if many else "")
           + f" {'prefill max':>13}")
     notes: list[str] = []
+    unknown: dict[str, list[str]] = {}
     for d, e in rows:
         mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
         fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x" if e.can_split else "no")
@@ -139,8 +140,8 @@ def cmd_fit(args) -> int:
         if d.gpu_default_gb:
             notes.append(f"  {_plain(d.title)}: macOS lets the GPU use {d.gpu_default_gb:g} GB of its {d.memory_gb:g} GB by default"
                          " (Metal's recommended working set); fit is judged against that (raise iogpu.wired_limit_mb for more).")
-        for why in e.missing:
-            notes.append(f"  {_plain(d.title)}: {why}.")
+        for why in e.missing:  # one line per reason, naming every device it holds for
+            unknown.setdefault(why, []).append(_plain(d.title))
         got = measured[d.id]
         if got and comparable:
             ran = (f"{got.layers_built} of {got.layers} layers run, per-layer time scaled to {got.layers}" if got.slice
@@ -158,6 +159,9 @@ def cmd_fit(args) -> int:
         if got and not comparable:
             notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
                          f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
+    for why, names in unknown.items():
+        what, _, so = why.partition(": ")
+        notes.append(f"  {so[0].upper() + so[1:]} for {', '.join(names)}: {what}." if so else f"  {', '.join(names)}: {why}.")
     if elsewhere:
         notes.append(f"  {label} runs on {_platforms(only)}: {len(elsewhere)} devices that do not are left out.")
     if notes:
