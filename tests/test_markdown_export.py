@@ -189,7 +189,9 @@ def check_links(docs: Path, config: dict) -> dict:
 def test_every_link_resolves_in_mkdocs_and_in_zensical(exported):
     config = yaml.safe_load((exported / "mkdocs.yml").read_text())
     found = check_links(exported / "docs", config)
-    assert found["pages"] > 700 and found["markdown"] > 20_000 and found["raw"] > 3_000, found | {"mkdocs": 0, "zensical": 0}
+    # Both kinds in quantity: prose links are Markdown, generated structure (tables, lists,
+    # citations) is raw HTML.
+    assert found["pages"] > 700 and found["markdown"] > 10_000 and found["raw"] > 20_000, found | {"mkdocs": 0, "zensical": 0}
     assert not found["mkdocs"], f"{len(found['mkdocs'])} broken under MkDocs, e.g. {found['mkdocs'][:10]}"
     assert not found["zensical"], f"{len(found['zensical'])} broken under Zensical, e.g. {found['zensical'][:10]}"
     assert not found["literal"], found["literal"][:10]

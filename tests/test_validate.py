@@ -244,3 +244,12 @@ def test_a_former_address_of_another_kind_redirects_unless_a_page_lives_there(kb
     # a folder that is not a kind's is refused by the schema
     out = findings_for(kb, GOOD + "former_ids: [blog/old-name]\n")
     assert len(out) == 1 and out[0].startswith(f"{PATH}:7:14: 'blog/old-name' is not a valid id")
+
+
+def test_a_citation_the_page_would_show_as_text_is_refused(kb):
+    """'[@a, b]' is not a citation the renderer understands: the reader would see the brackets
+    and ids as text (it happened on the MI355X page). atlas check points at it."""
+    body = "body: |\n  Plain body text.\n  Two reports agree [@kwon-2023-pagedattention, other-source].\n"
+    out = findings_for(kb, GOOD.replace("body: |\n  Plain body text.\n", body))
+    assert out == [f"{PATH}:6:21: citation not understood: write one [@source-id] per source, "
+                   "with no spaces or commas inside, e.g. [@a] [@b]"]

@@ -223,6 +223,12 @@ def check_entry(doc: Document, index: _Index) -> list[Finding]:
                 add(Finding(doc.path, line, col, f"citation [@{sid}] names an unknown source{did_you_mean(sid, index.sources)}"))
             else:
                 add(Finding(doc.path, line, col, f"citation [@{sid}] is not listed in this entry's sources; add '{sid}' to sources"))
+        cited = {m.start() for m in CITE_RE.finditer(body)}
+        for m in re.finditer(r"\[@", body):  # '[@a, b]' or '[@a; @b]' would show as text on the page
+            if m.start() not in cited:
+                line, col = doc.text_loc(("body",), m.start(), body)
+                add(Finding(doc.path, line, col, "citation not understood: write one [@source-id] per source, "
+                                                 "with no spaces or commas inside, e.g. [@a] [@b]"))
         for m in WIKILINK_RE.finditer(body):
             target = m.group(1).strip()
             if target not in index.entries:

@@ -17,7 +17,7 @@ CELL_GROUPS = (("features", "Features"), ("backends", "Hardware backends"), ("fo
 def _cell(page: Page, cell: Any) -> dict:
     s = page.atlas.sources[cell["source"]]
     return {"status": cell["status"], "note": cell.get("note", ""), "title": f"Source: {s.title}",
-            "href": page.to(f"sources/{s.id}.md")}
+            "href": page.url(f"sources/{s.id}.md")}
 
 
 def _groups(page: Page, engines: list[Entry], keep_empty_engines: bool = False) -> list[dict]:

@@ -39,7 +39,7 @@ def _glossary_pages(atlas: Atlas) -> dict[str, str]:
             _index_text(atlas, page, "term", chunk, "../../../", part=nav, heading=title)
     page = Page(atlas, "glossary/index.md")
     text = env().get_template("index_term_parts.md.j2").render(
-        page=page, total=len(entries), size=AZ_PAGE_SIZE, parts=[dict(p, href=page.to(p["src"])) for p in parts])
+        page=page, total=len(entries), size=AZ_PAGE_SIZE, parts=[dict(p, href=page.url(p["src"])) for p in parts])
     out["glossary/index.md"] = front_matter(title=KIND_TITLES["term"], atlas_nolink=True,
                                             description="All glossary entries of Inference Atlas, A to Z.") + text
     return out
