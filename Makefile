@@ -75,4 +75,4 @@ bench-browser: $(STAMP) $(NODE_STAMP) browser
 # What an author waits for under `make serve`: edit to served page, beside a clean build
 # (median and range of five runs, the real knowledge base and 1,000 synthetic entries).
 bench-serve: $(STAMP)
-	$(BIN)/python -m bench.serve --sizes real 1000 --runs 5 --out bench-out --page docs/benchmark-serve.md
+	$(BIN)/python -m bench.serve --sizes real 1000 --runs 3 --out bench-out --page docs/benchmark-serve.md
