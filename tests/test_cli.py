@@ -198,3 +198,10 @@ def test_fit_sizes_a_format_only_where_its_software_runs():
     gguf = json.loads(run([ATLAS, "fit", "llama-3-1-8b", "--format", "q4_k_m", "--json"], cwd=REPO).stdout)
     assert gguf["runs_on"] is None and gguf["left_out"] == []
     assert {"apple-m4-max", "amd-instinct-mi300x", "nvidia-rtx-4090"} <= {d["device"] for d in gguf["devices"]}
+
+
+def test_a_mac_that_does_not_fit_is_measured_against_what_its_gpu_may_use():
+    """A 64 GB M1 Max lets its GPU use 48 GB by default (its entry's reading): a 70B model at
+    Q4_K_M needing 48.6 GB does not fit, and the reason names the 48 GB, not the 64."""
+    text = run([ATLAS, "fit", "llama-3-3-70b", "--format", "q4_k_m", "--device", "M1 Max"], cwd=REPO).stdout
+    assert "more than the 48 GB its GPU may use by default" in text and "more than its 64 GB" not in text

@@ -272,7 +272,7 @@
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
         bitsOf[f.id] = f.bits;
-        runsOn[f.id] = f.runs_on || null;  // calc.format_platforms: only devices of these platforms run it
+        runsOn[f.id] = g.runs_on || null;  // calc.format_platforms: only devices of these platforms run it
         familyOf[f.id] = g.family;
         meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1);
         group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
@@ -400,7 +400,9 @@
         }
         if (leftOut) note(familyOf[format.value] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
                           ": " + leftOut + " devices that do not are left out (its entry says where it runs).");
-        var noBandwidth = [], noTflops = [];
+        // A gap several devices share is one note naming them all, after the table.
+        var lacking = {};  // the note's start -> {end, names}
+        function lack(start, end, title) { (lacking[start] = lacking[start] || { end: end, names: [] }).names.push(title); }
         function listed(names) { return names.length < 2 ? names.join("") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1]; }
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
@@ -415,7 +417,7 @@
             note(m.title + ": its entry does not give its expert counts, so how many experts a batch reads, and so its decode ceiling above one sequence, cannot be worked out.");
           if (e.fits === false) {
             var maxD = d.max_devices || 8;
-            note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than its " + d.memory_gb + " GB." +
+            note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than " + (d.gpu_default_gb ? "the " + d.gpu_default_gb + " GB its GPU may use by default" : "its " + d.memory_gb + " GB") + "." +
                  (e.can_split ? " Split over " + e.devices_needed + " of them with an engine that does tensor parallelism (vLLM, SGLang, TensorRT-LLM) or a layer split (llama.cpp, ExLlama)" +
                    (e.split_decode_tps ? ": decode at most " + fmt(e.split_decode_tps, 0) + " tok/s before the traffic between them (a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe)" : "")
                  : maxD === 1 ? " It is one machine, and " + e.devices_needed + " of them for one model is no usual setup: a smaller format, a shorter context or a larger machine"
@@ -423,10 +425,10 @@
                  (e.offload_decode_tps ? "; or keep " + d.memory_gb + " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
                    " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s" : "") + ".");
           }
-          if (d.platform === "apple" && !d.gpu_default_gb && d.memory_gb) note(d.title + ": no one has yet published the GPU\u2019s default share of memory on this chip, so fit is judged against all " + d.memory_gb + " GB; on Macs that have been read, macOS lets the GPU use two thirds to 84% by default (see the unified memory entry).");
+          if (d.platform === "apple" && !d.gpu_default_gb && d.memory_gb) lack("The GPU\u2019s default share of memory has not been published for ", ", so fit is judged against all of it; on Macs that have been read, macOS lets the GPU use two thirds to 84% by default (see the unified memory entry).", d.title);
           if (d.gpu_default_gb) note(d.title + ": macOS lets the GPU use " + d.gpu_default_gb + " GB of its " + d.memory_gb + " GB by default (Metal\u2019s recommended working set, as users have read it); fit is judged against that. Raising iogpu.wired_limit_mb gives the GPU more.");
-          if (!d.bandwidth_gbs) noBandwidth.push(d.title);  // one note for all of them, after the table
-          if (!e.prefill_tps && d.id !== "custom") noTflops.push(d.title);
+          if (!d.bandwidth_gbs) lack("No decode ceiling for ", ": no memory-bandwidth figure in the atlas yet.", d.title);
+          if (!e.prefill_tps && d.id !== "custom") lack("No prefill ceiling for ", ": no dense tensor throughput (TFLOPS) in the atlas yet.", d.title);
           var decodeCell = el("td", { class: "atlas-calc__decode", "data-label": "Decode max (per sequence)" }, [document.createTextNode(decodeText)]);
           var meas = measuredFor(data.measured, m.id, d.id, t);
           if (meas && b === data.measured.bits && kb === data.measured.kv_bits) {
@@ -478,8 +480,7 @@
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
-        if (noBandwidth.length) note("No decode ceiling for " + listed(noBandwidth) + ": " + (noBandwidth.length > 1 ? "their entries have" : "its entry has") + " no memory-bandwidth figure yet.");
-        if (noTflops.length) note("No prefill ceiling for " + listed(noTflops) + ": " + (noTflops.length > 1 ? "their entries have" : "its entry has") + " no dense tensor throughput (TFLOPS) yet.");
+        Object.keys(lacking).forEach(function (start) { note(start + listed(lacking[start].names) + lacking[start].end); });
         if (hourly !== null || perKwh !== null || rows.some(function (r) { return r.c.tokens_per_joule !== null; }))
           note("Cost and energy: dollars per million tokens = the price of an hour (" + (hourly !== null ? "$" + hourly + " a device-hour" : "a device's cloud price where its entry has one") +
                (perKwh !== null ? ", plus its board power for an hour at $" + perKwh + " per kWh" : "") + ") / tokens in that hour at the ceiling; tokens per joule = tokens per second / board power (TDP). Both are at the ceilings, so real serving costs more per token." +

@@ -52,7 +52,7 @@ def cmd_fit(args) -> int:
         devices = [device_spec(pick(atlas, d, "hardware")) for d in args.device] if args.device else [] if own else [
             device_spec(e) for e in atlas.of_kind("hardware")
             if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
-        # A format that runs only on some platforms (EXL2, NVFP4, MLX) is sized only there.
+        # A format whose software runs only on some platforms (EXL3: CUDA) is sized only there.
         only = format_platforms(atlas).get((args.format or "").casefold()) if args.bits is None else None
         elsewhere = [d for d in devices if not runs(d, only)]
         if elsewhere and args.device:
@@ -116,7 +116,8 @@ def cmd_fit(args) -> int:
             notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
                          "sets the decode ceiling (2 FLOP per active parameter per token).")
         if e.fits is False:
-            line = f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than its {e.memory_gb:g} GB."
+            room = f"the {d.gpu_default_gb:g} GB its GPU may use by default" if d.gpu_default_gb else f"its {e.memory_gb:g} GB"
+            line = f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than {room}."
             if e.can_split:
                 line += (f" Split over {e.devices_needed} of them with an engine that does tensor parallelism (vLLM, SGLang,"
                          " TensorRT-LLM) or a layer split (llama.cpp, ExLlama)")
@@ -134,9 +135,7 @@ def cmd_fit(args) -> int:
                          f"(read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 channels): at most {e.offload_decode_tps:,.1f} tok/s")
             notes.append(line + ".")
         if d.platform == "apple" and not d.gpu_default_gb and d.memory_gb:
-            notes.append(f"  {_plain(d.title)}: no one has yet published the GPU's default share of memory on this chip, so fit "
-                         f"is judged against all {d.memory_gb:g} GB; on Macs that have been read, macOS lets the GPU use two "
-                         "thirds to 84% by default (atlas define unified-memory).")
+            unknown.setdefault(UNREAD_SHARE, []).append(_plain(d.title))
         if d.gpu_default_gb:
             notes.append(f"  {_plain(d.title)}: macOS lets the GPU use {d.gpu_default_gb:g} GB of its {d.memory_gb:g} GB by default"
                          " (Metal's recommended working set); fit is judged against that (raise iogpu.wired_limit_mb for more).")
@@ -159,9 +158,7 @@ def cmd_fit(args) -> int:
         if got and not comparable:
             notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
                          f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
-    for why, names in unknown.items():
-        what, _, so = why.partition(": ")
-        notes.append(f"  {so[0].upper() + so[1:]} for {', '.join(names)}: {what}." if so else f"  {', '.join(names)}: {why}.")
+    notes += [f"  {', '.join(names)}: {why}." for why, names in unknown.items()]
     if elsewhere:
         notes.append(f"  {label} runs on {_platforms(only)}: {len(elsewhere)} devices that do not are left out.")
     if notes:
@@ -171,6 +168,10 @@ def cmd_fit(args) -> int:
     print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
           "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
     return EXIT_OK
+
+
+UNREAD_SHARE = ("the GPU's default share of memory has not been published for this chip, so fit is judged against all "
+                "of it (on Macs that have been read, macOS lets the GPU use two thirds to 84%; atlas define unified-memory)")
 
 
 def _platforms(names) -> str:

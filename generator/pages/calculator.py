@@ -87,9 +87,8 @@ def format_groups(atlas: Atlas) -> list[dict]:
     own = {e.title.casefold() for e in atlas.of_kind("term") if e.get("bits_per_weight")}
     for e in atlas.of_kind("term"):
         options, seen = [], set(own - {e.title.casefold()})
-        where = {"runs_on": list(e.get("runs_on")["value"])} if e.get("runs_on") else {}  # calc.format_platforms
         if e.get("bits_per_weight"):
-            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short, **where})
+            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short})
             seen.add(e.title.casefold())
         for var in e.get("variants") or ():
             if var.get("scope", "model") != "model":  # a level for one part (EXL2's output head) is no whole-model format
@@ -99,9 +98,10 @@ def format_groups(atlas: Atlas) -> list[dict]:
                 continue
             seen.add(key)
             options.append({"id": re.sub(r"[^a-z0-9]+", "_", key).strip("_"), "label": var["name"],
-                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant", **where})
+                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant"})
         if options:
-            groups.append({"family": e.title, "options": sorted(options, key=lambda o: -o["bits"])})
+            groups.append({"family": e.title, "options": sorted(options, key=lambda o: -o["bits"]),
+                           "runs_on": list((e.get("runs_on") or {}).get("value") or ()) or None})  # as calc.format_platforms
     # Each name once across families: "GGUF Q8_0" is Q8_0; of "mxfp8" (an MLX mode) and
     # "MXFP8" (a microscaling variant) the one written as the format is written wins.
     key = lambda o: re.sub(r"^gguf\s+", "", o["label"].casefold())  # noqa: E731
