@@ -55,6 +55,37 @@ def test_every_seed_term_resolves(atlas):
     assert missing == []
 
 
+# Issue 35's list of the hardware of 2026, in the names a reader types, and the entry each must reach.
+DEVICES = {
+    "T4": "nvidia-t4", "A10G": "nvidia-a10g", "A10": "nvidia-a10", "L4": "nvidia-l4", "L40S": "nvidia-l40s",
+    "A100 40GB": "nvidia-a100-40gb", "A100 80GB": "nvidia-a100-sxm", "H100 PCIe": "nvidia-h100-pcie",
+    "H100 SXM": "nvidia-h100-sxm", "H100 NVL": "nvidia-h100-nvl", "H200": "nvidia-h200", "B200": "nvidia-b200",
+    "B300": "nvidia-b300", "GB200 NVL72": "nvidia-gb200", "GB300 NVL72": "nvidia-gb300-nvl72",
+    "MI300X": "amd-instinct-mi300x", "MI325X": "amd-instinct-mi325x", "MI355X": "amd-instinct-mi355x",
+    "MI400": "amd-instinct-mi400", "Gaudi 3": "intel-gaudi-3", "TPU v5e": "google-tpu-v5e", "TPU v5p": "google-tpu-v5p",
+    "TPU v6e": "google-tpu-v6e", "TPU7x": "google-tpu7x", "Ironwood": "google-tpu7x", "Trainium2": "aws-trainium2",
+    "Trainium3": "aws-trainium3", "Inferentia2": "aws-inferentia2", "RTX 3060 12GB": "nvidia-rtx-3060-12gb",
+    "RTX 3090": "nvidia-rtx-3090", "RTX 4060 Ti 16GB": "nvidia-rtx-4060-ti-16gb", "RTX 4090": "nvidia-rtx-4090",
+    "RTX 5060 Ti 16GB": "nvidia-rtx-5060-ti-16gb", "RTX 5080": "nvidia-rtx-5080", "RTX 5090": "nvidia-rtx-5090",
+    "RX 7900 XTX": "amd-radeon-rx-7900-xtx", "RX 9070 XT": "amd-radeon-rx-9070-xt", "Arc B580": "intel-arc-b580",
+    "Ryzen AI Max+ 395": "amd-ryzen-ai-max-395", "Strix Halo": "amd-ryzen-ai-max-395",
+    "M1 Max": "apple-m1-max", "M1 Ultra": "apple-m1-ultra", "M2 Max": "apple-m2-max", "M2 Ultra": "apple-m2-ultra",
+    "M3 Max": "apple-m3-max", "M3 Ultra": "apple-m3-ultra", "M4 Max": "apple-m4-max", "M5 Max": "apple-m5-max",
+    "DGX Spark": "nvidia-dgx-spark", "DGX Station": "nvidia-dgx-station", "Jetson AGX Orin": "nvidia-jetson-agx-orin",
+    "Jetson Thor": "nvidia-jetson-agx-thor", "Jetson Orin Nano": "nvidia-jetson-orin-nano", "Raspberry Pi 5": "raspberry-pi-5",
+}
+
+
+def test_every_device_of_2026_resolves_by_its_usual_name(atlas):
+    """Issue 35's done-when: each device resolves by the name people use for it, as `atlas
+    define` reads it; a name that fits two entries (the A100 SXM comes in 40 and 80 GB) names
+    both rather than picking one."""
+    got = {name: lookup(atlas, name)[0] for name in DEVICES}
+    assert {name: e.id if e else None for name, e in got.items()} == DEVICES
+    entry, both = lookup(atlas, "A100 SXM")
+    assert entry is None and set(both) == {"NVIDIA A100 40GB (SXM4)", "NVIDIA A100 SXM"}
+
+
 # --- Own words -----------------------------------------------------------------------
 # No run of eight words in our text may repeat a run in the source documents. Words in
 # quotation marks are a quotation, attributed where they stand, and are left out.

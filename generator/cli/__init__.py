@@ -30,7 +30,8 @@ def entry_json(e: Entry) -> dict:
 
 
 def lookup(atlas: Atlas, query: str) -> tuple[Entry | None, list[str]]:
-    """An entry by id, title or alias (case and spacing ignored); else the closest names."""
+    """An entry by id, title or alias (case and spacing ignored), or by the words of one when
+    they name one entry only; else the closest names."""
     names: dict[str, str] = {}
     for e in atlas.entries.values():
         for name in (e.id, e.title, *e.aliases):
@@ -42,6 +43,13 @@ def lookup(atlas: Atlas, query: str) -> tuple[Entry | None, list[str]]:
     for name, eid in names.items():
         if name.replace("-", " ") == hyphenless:
             return atlas.entries[eid], []
+    from generator.knowledge.calc import by_words
+
+    fits = by_words(atlas.entries.values(), query)  # 'H100 SXM' is NVIDIA H100 SXM
+    if len(fits) == 1:
+        return fits[0], []
+    if fits:
+        return None, [e.title for e in fits[:5]]
     import difflib
     close = difflib.get_close_matches(key, list(names), n=5, cutoff=0.6)
     seen, out = set(), []

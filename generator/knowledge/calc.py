@@ -233,28 +233,35 @@ def _norm(name: str) -> str:
     return " ".join(re.split(r"[\s_-]+", name.casefold())).strip()
 
 
+def by_words(entries, query: str) -> list[Entry]:
+    """The entries one of whose names (id, title, alias) holds every word of `query` (case,
+    spaces, hyphens and underscores ignored): 'H100 SXM' is NVIDIA H100 SXM, '4090' the RTX
+    4090. Fewest-word names first, so the caller can take a single match or list the closest."""
+    words = set(_norm(query).split())
+    fits: dict[str, tuple[int, Entry]] = {}
+    for e in entries:
+        for n in (e.id, e.title, *e.aliases):
+            tokens = _norm(n).split()
+            if words and words <= set(tokens) and len(tokens) < fits.get(e.id, (1 << 30,))[0]:
+                fits[e.id] = (len(tokens), e)
+    return [e for _, e in sorted(fits.values(), key=lambda t: (t[0], t[1].title))]
+
+
 def pick(atlas: Atlas, query: str, kind: str) -> Entry:
     """An entry of `kind` by the names people type: its id, title or an alias (case,
-    spaces, hyphens and underscores ignored), or the words of one of them ('H100 SXM' is
-    NVIDIA H100 SXM, '4090' the RTX 4090) when they point at one entry only. Otherwise a
-    CalcError naming the closest entries."""
+    spaces, hyphens and underscores ignored), or the words of one of them when they point at
+    one entry only (by_words). Otherwise a CalcError naming the closest entries."""
     q = _norm(query)
     pool = atlas.of_kind(kind)
     named = [(e, _norm(n)) for e in pool for n in (e.id, e.title, *e.aliases)]
     for e, n in named:
         if n == q:
             return e
-    words = set(q.split())
-    fits: dict[str, tuple[int, Entry]] = {}
-    for e, n in named:
-        tokens = n.split()
-        if words and words <= set(tokens):
-            fits[e.id] = min(fits.get(e.id, (len(tokens), e)), (len(tokens), e), key=lambda t: t[0])
+    fits = by_words(pool, query)
     if len(fits) == 1:
-        return next(iter(fits.values()))[1]
+        return fits[0]
     if fits:
-        ranked = sorted(fits.values(), key=lambda t: (t[0], t[1].title))
-        raise CalcError(f"'{query}' could be any of {', '.join(repr(e.title) for _, e in ranked[:6])}; name one of them")
+        raise CalcError(f"'{query}' could be any of {', '.join(repr(e.title) for e in fits[:6])}; name one of them")
     by_name = {n: e for e, n in named}
     close = difflib.get_close_matches(q, list(by_name), n=6, cutoff=0.5)
     titles = list(dict.fromkeys(by_name[c].title for c in close))[:3]
