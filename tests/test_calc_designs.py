@@ -143,6 +143,23 @@ def test_a_device_page_gives_tokens_per_joule_for_the_reference_model(site):
     assert para.find("a", href=lambda h: h and "calculator/?model=llama-3-1-8b&format=q4_k_m" in h)
 
 
+def test_a_rented_device_page_prices_output_and_prompt_tokens_with_the_prices_age(site):
+    """Issue 35 item 3 on a hardware page: the L40S's entry rents it at $1.861 an hour (AWS
+    g6e.xlarge, read 2026-11-28). One stream of Llama 3.1 8B at Q4_K_M decodes at most
+    864 / 5.450 = 158.5 tok/s: 1.861 / (158.5 x 3,600) x 10^6 = $3.26 a million output tokens.
+    Prefill at the dense FP16 rate, 362.05 TFLOPS / (2 x 8.03e9) = 22,544 tok/s, makes a million
+    prompt tokens cost 1.861 / (22,544 x 3,600) x 10^6 = $0.023. The paragraph says when the
+    price was read rather than repeating the table's note."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup((site / "hardware/nvidia-l40s/index.html").read_text(), "html.parser")
+    para = next(p for p in soup.select("article p") if p.get_text().startswith("Cost and energy at the ceiling"))
+    text = " ".join(para.get_text().split())
+    assert "At $1.86 a device-hour" in text and "read 2026-11-28" in text and "g6e.xlarge" not in text
+    assert "a million output tokens cost at least $3.26" in text
+    assert "a million prompt tokens at least $0.023 at the prefill ceiling" in text
+
+
 def test_unified_memory_is_judged_against_the_gpus_default_share():
     """A 128 GB M5 Max whose GPU may wire 107.5 GB by default (its entry, read from Metal by a
     user): 98B parameters at 8 bits are 98 GB of weights, 107.8 GB with 10% overhead: less
