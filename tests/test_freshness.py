@@ -48,6 +48,27 @@ def test_each_kind_falls_due_after_its_own_period(tmp_path):
     assert w.severity == "warning" and text[w.line - 1].startswith("checked:")
 
 
+def test_a_cloud_price_falls_due_before_its_device_does(tmp_path):
+    """Prices age fastest (issue 35 item 2): GPU Y's entry was checked in January and is
+    within its year, but its hourly price, read on 2026-08-01, is more than three months old
+    on 2026-11-25 and is due on its own line; the same price read on 2026-09-01 is not yet."""
+    root = _kb(tmp_path)
+    path = root / "glossary/hardware/gpu-y.yaml"
+    data = yaml.safe_load(path.read_text())
+    data["specs"]["cloud_hourly_usd"]["checked"] = "2026-08-01"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    found = [d for d in due(load_atlas(root), root, today=dt.date(2026, 11, 25)) if d.entry == "gpu-y"]
+    assert [(d.field, d.checked, d.due_since, d.overdue_days) for d in found] == [
+        ("specs.cloud_hourly_usd", "2026-08-01", "2026-11-01", 24)]
+    assert "read the cloud's price list again" in found[0].why
+    assert path.read_text().splitlines()[found[0].line - 1].strip().startswith("cloud_hourly_usd:")
+    out = subprocess.run([str(BIN / "atlas"), "--root", str(root), "stale", "--json"], capture_output=True, text=True)
+    assert out.returncode in (0, 1) and json.loads(out.stdout)["fact_months"] == {"cloud_hourly_usd": 3}
+    data["specs"]["cloud_hourly_usd"]["checked"] = "2026-09-01"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert not [d for d in due(load_atlas(root), root, today=dt.date(2026, 11, 25)) if d.entry == "gpu-y"]
+
+
 def test_a_cell_checked_before_the_engines_release_is_due(tmp_path):
     root = _kb(tmp_path)
     path = root / "glossary/engines/engine-x.yaml"

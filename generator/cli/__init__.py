@@ -319,16 +319,17 @@ def cmd_compare(args) -> int:
 
 def cmd_stale(args) -> int:
     """What is due for a re-check (kb/freshness.py): exit 1 when anything is, 0 when nothing."""
-    from generator.kb.freshness import REVIEW_MONTHS, due
+    from generator.kb.freshness import FACT_MONTHS, REVIEW_MONTHS, due
 
     atlas = _load(args)
     root = Path(args.root) if args.root else find_root()
     items = due(atlas, root)
     if args.json:
-        _print_json({"review_months": REVIEW_MONTHS, "due": [d.as_dict() for d in items]})
+        _print_json({"review_months": REVIEW_MONTHS, "fact_months": FACT_MONTHS, "due": [d.as_dict() for d in items]})
     elif not items:
         print("nothing is due: every entry was checked within its review period "
-              + ", ".join(f"({k} {m} months)" for k, m in REVIEW_MONTHS.items()))
+              + ", ".join(f"({k} {m} months)" for k, m in REVIEW_MONTHS.items())
+              + ", and every cloud price was read within " + ", ".join(f"{m} months ({k})" for k, m in FACT_MONTHS.items()))
     else:
         print(f"{len(items)} due for a re-check, most overdue first:")
         for d in items:

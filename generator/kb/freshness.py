@@ -2,7 +2,8 @@
 contradict the entry's own status.
 
 Facts age at different speeds, so each kind has its own review period (REVIEW_MONTHS):
-an engine changes with every release, a device's datasheet hardly ever. An entry is due
+an engine changes with every release, a device's datasheet hardly ever; a cloud price has a
+shorter one still (FACT_MONTHS). An entry is due
 when its `checked` date is older than its period, or when it has none; a support cell is
 due when it was checked before the release its engine's facts now describe (`as_of`).
 `atlas check` reports these as warnings (a reminder, not a broken build) and `atlas stale`
@@ -17,12 +18,18 @@ import calendar
 import datetime as dt
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from generator.kb.findings import Finding
 
 REVIEW_MONTHS = {"engine": 3, "hardware": 12, "model": 12, "term": 24, "guide": 12}
 """Months after which an entry's facts are due for a re-check, by kind."""
+
+FACT_MONTHS = {"cloud_hourly_usd": 3}
+"""Facts that age faster than the entry around them, by spec field: a cloud's hourly price
+changes within a quarter while the device's datasheet does not. Such a fact is due when its
+own `checked` date (the day the price was read) is older than this, or when it has none."""
 
 STATUS_WORDS = {"archived": ("archived", "archive"), "deprecated": ("deprecated", "no longer"),
                 "maintenance": ("maintenance", "no longer developed", "frozen")}
@@ -87,6 +94,18 @@ def due(atlas: Any, root: Any, today: dt.date | None = None) -> list[Due]:
                            since.isoformat(), (today - since).days,
                            f"last checked on {checked.isoformat()}, more than {months} months ago (the review period "
                            f"of {e.kind} entries); check its facts against the sources and update 'checked'"))
+        for field, fact_months in FACT_MONTHS.items():
+            fact = (e.get("specs") or {}).get(field)
+            if not isinstance(fact, Mapping):
+                continue
+            read = _date(fact.get("checked")) if fact.get("checked") else None
+            if read is None or read < _months_before(today, fact_months):
+                since = _months_after(read, fact_months) if read else today
+                out.append(Due(e.path, _line(root, e.path, f"{field}:"), f"specs.{field}", e.id, e.kind,
+                               read.isoformat() if read else None, since.isoformat(), (today - since).days,
+                               (f"{field} was read on {read.isoformat()}, more than {fact_months} months ago"
+                                if read else f"{field} has no 'checked' date")
+                               + "; prices change often: read the cloud's price list again and update the value and 'checked'"))
         if e.kind == "engine" and (e.get("as_of") or {}).get("date"):
             release = _date(e.get("as_of")["date"])
             for group in ("features", "backends", "formats", "api"):
