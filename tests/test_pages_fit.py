@@ -149,3 +149,26 @@ def test_no_generated_page_shows_markdown_syntax_as_text(site):
                 if pattern in text:
                     shown.append((str(html.relative_to(site)), pattern))
     assert not shown, shown[:10]
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_model_page_groups_devices_by_where_they_run(browser, base, width):
+    """Issue 35 item 6: a model page's fit table listed the 24 devices with the most memory,
+    so an RTX 3060 or an M3 Max owner found no row. Devices are now grouped (data centre,
+    workstation, consumer GPU, unified memory, edge), one tab each: picking 'Consumer GPU'
+    shows the consumer cards alone, the RTX 3060 among them, and hides the data-centre parts."""
+    page = browser.new_page(viewport={"width": width, "height": 900})
+    goto(page, base + "/models/llama-3-1-8b/")
+    labels = page.locator(".atlas-fit-groups .tabbed-labels label")
+    assert [t.split(" (")[0] for t in labels.all_inner_texts()] == [
+        "Data centre", "Workstation", "Consumer GPU", "Unified memory", "Edge"]
+    shown = page.locator(".atlas-fit-groups .tabbed-block:visible tbody tr td:first-child")
+    assert "NVIDIA H100 SXM" in shown.all_inner_texts() and "NVIDIA GeForce RTX 3060 12 GB" not in shown.all_inner_texts()
+    labels.filter(has_text="Consumer GPU").click()
+    names = shown.all_inner_texts()
+    assert "NVIDIA GeForce RTX 3060 12 GB" in names and "NVIDIA H100 SXM" not in names
+    assert labels.filter(has_text="Consumer GPU").inner_text() == f"Consumer GPU ({len(names)})"
+    labels.filter(has_text="Unified memory").click()
+    assert "Apple M3 Max" in shown.all_inner_texts()
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()

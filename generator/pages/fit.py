@@ -18,7 +18,9 @@ PER_DEVICE_EXCLUDED = ("cluster", "family")
 FIT_LIMIT = 24
 
 
-"""At most this many rows in a model's or device's fit table, so pages stay bounded."""
+"""At most this many rows in a device page's fit table, and in each group of a model page's
+(a group per segment: data centre, workstation, consumer GPU, unified memory, edge), so pages
+stay bounded as the catalogue grows."""
 
 
 def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
@@ -65,7 +67,7 @@ class _FitPairs:
     with its calculator figures."""
 
     precisions: list[tuple[str, float]]
-    devices: list[tuple[Entry, Any]]
+    devices: list[tuple[str, list[tuple[Entry, Any]], int]]  # by segment, largest memory first, and how many the segment has
     models: list[tuple[Entry, Any]]
     reference: tuple[Entry, Any, float, str, str] | None = None  # device pages' cost line: model, spec, bits, format, source
 
@@ -74,10 +76,13 @@ class _FitPairs:
         from generator.figures.charts import DECODE_FORMAT, DECODE_MODEL
         from generator.knowledge.calc import device_spec, formats, model_spec
 
+        from generator.render.labels import SEGMENTS
+
         devices = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
         devices.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
+        groups = [(seg, [d for d in devices if d.get("segment") == seg]) for seg in SEGMENTS]
         m, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
-        return cls(_fit_precisions(atlas), [(d, device_spec(d)) for d in devices[:FIT_LIMIT]],
+        return cls(_fit_precisions(atlas), [(seg, [(d, device_spec(d)) for d in g[:FIT_LIMIT]], len(g)) for seg, g in groups if g],
                    [(x, model_spec(x)) for x in atlas.of_kind("model")[:FIT_LIMIT]],
                    (m, model_spec(m), *fmt) if m is not None and fmt is not None else None)
 
@@ -89,32 +94,39 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
 
     if e.kind not in ("model", "hardware"):
         return None
+    from generator.render.labels import VALUE_LABELS
+
     if e.kind == "model":
         m = model_spec(e)
-        pairs = [(d, m, spec) for d, spec in fit.devices]
+        groups = [(seg, [(d, m, spec) for d, spec in devices], total) for seg, devices, total in fit.devices]
     else:
         d = device_spec(e)
         if not d.memory_gb or e.get("class") in PER_DEVICE_EXCLUDED:
             return None
-        pairs = [(x, spec, d) for x, spec in fit.models]
-    rows = []
-    for other, m, d in pairs:
-        cells = []
-        try:
-            for _label, bits in fit.precisions:
-                est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
-                cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps,
-                              "needed": est.devices_needed if est.can_split else None, "split": est.split_decode_tps})
-        except CalcError:
-            continue
-        rows.append({"a": page.a(other.id), "cells": cells})
-        _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
-    if not rows:
+        groups = [("", [(x, spec, d) for x, spec in fit.models], len(fit.models))]
+    out = []
+    for seg, pairs, total in groups:
+        rows = []
+        for other, m, d in pairs:
+            cells = []
+            try:
+                for _label, bits in fit.precisions:
+                    est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
+                    cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps,
+                                  "needed": est.devices_needed if est.can_split else None, "split": est.split_decode_tps})
+            except CalcError:
+                continue
+            rows.append({"a": page.a(other.id), "cells": cells})
+            _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
+        if rows:
+            out.append({"id": seg, "label": VALUE_LABELS.get(seg, seg), "rows": rows,
+                        "count": f"{len(rows)} of {total}, the largest" if len(pairs) < total else str(len(rows))})
+    if not out:
         return None
     labels = [p[0] for p in fit.precisions] if e.kind == "model" else device_labels(e, fit.precisions)
-    return {"precisions": labels, "rows": rows,
+    return {"precisions": labels, "groups": out,
             "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model",
-            "measured": any(c.get("measured") for r in rows for c in r["cells"])}
+            "measured": any(c.get("measured") for g in out for r in g["rows"] for c in r["cells"])}
 
 
 FIT_TOKENS = 4096
