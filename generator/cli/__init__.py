@@ -43,7 +43,7 @@ def lookup(atlas: Atlas, query: str) -> tuple[Entry | None, list[str]]:
     for name, eid in names.items():
         if name.replace("-", " ") == hyphenless:
             return atlas.entries[eid], []
-    from generator.knowledge.calc import by_words
+    from generator.kb.names import by_words
 
     fits = by_words(atlas.entries.values(), query)  # 'H100 SXM' is NVIDIA H100 SXM
     if len(fits) == 1:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import difflib
 import math
-import re
 from dataclasses import dataclass
 from typing import Iterator
 
 from generator.kb.model import Atlas, Entry
+from generator.kb.names import by_words, norm
 
 OVERHEAD_FRACTION = 0.10
 """Activations, CUDA context, allocator slack: a tenth of weights + cache by default."""
@@ -229,31 +229,13 @@ def _check(name: str, value: float) -> float:
     return value
 
 
-def _norm(name: str) -> str:
-    return " ".join(re.split(r"[\s_-]+", name.casefold())).strip()
-
-
-def by_words(entries, query: str) -> list[Entry]:
-    """The entries one of whose names (id, title, alias) holds every word of `query` (case,
-    spaces, hyphens and underscores ignored): 'H100 SXM' is NVIDIA H100 SXM, '4090' the RTX
-    4090. Fewest-word names first, so the caller can take a single match or list the closest."""
-    words = set(_norm(query).split())
-    fits: dict[str, tuple[int, Entry]] = {}
-    for e in entries:
-        for n in (e.id, e.title, *e.aliases):
-            tokens = _norm(n).split()
-            if words and words <= set(tokens) and len(tokens) < fits.get(e.id, (1 << 30,))[0]:
-                fits[e.id] = (len(tokens), e)
-    return [e for _, e in sorted(fits.values(), key=lambda t: (t[0], t[1].title))]
-
-
 def pick(atlas: Atlas, query: str, kind: str) -> Entry:
     """An entry of `kind` by the names people type: its id, title or an alias (case,
     spaces, hyphens and underscores ignored), or the words of one of them when they point at
     one entry only (by_words). Otherwise a CalcError naming the closest entries."""
-    q = _norm(query)
+    q = norm(query)
     pool = atlas.of_kind(kind)
-    named = [(e, _norm(n)) for e in pool for n in (e.id, e.title, *e.aliases)]
+    named = [(e, norm(n)) for e in pool for n in (e.id, e.title, *e.aliases)]
     for e, n in named:
         if n == q:
             return e
