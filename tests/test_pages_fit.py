@@ -4,7 +4,13 @@
 
 import pytest
 from bs4 import BeautifulSoup, SoupStrainer
-from conftest import goto
+from conftest import REPO, goto
+from generator.pipeline import load_atlas
+
+
+@pytest.fixture(scope="module")
+def atlas():
+    return load_atlas(REPO)
 
 
 PAGES = ["/", "/glossary/kv-cache/", "/engines/vllm/", "/hardware/nvidia-h100-sxm/", "/hardware/", "/models/",
@@ -172,3 +178,25 @@ def test_a_model_page_groups_devices_by_where_they_run(browser, base, width):
     assert "Apple M3 Max" in shown.all_inner_texts()
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.close()
+
+
+def test_a_device_page_offers_every_model_grouped_by_size(site, atlas):
+    """A device page listed the first 24 models in alphabetical order, so the L40S page had
+    DeepSeek and Gemma but no Qwen3 or Phi-4. Now every model is there, grouped by total
+    parameters, smallest first within a group; each tab's count is its rows."""
+    from generator.knowledge.calc import model_spec
+
+    soup = BeautifulSoup((site / "hardware/nvidia-l40s/index.html").read_text(), "html.parser")
+    tabs = soup.find(id="fit").find_next("div", class_="atlas-fit-groups")
+    labels = [lab.get_text(strip=True) for lab in tabs.select(".tabbed-labels label")]
+    blocks = tabs.select(".tabbed-content > .tabbed-block")
+    assert [lab.split(" (")[0] for lab in labels] == ["Up to 10B", "10B to 40B", "40B to 150B", "Over 150B"]
+    names = [[tr.td.get_text(strip=True) for tr in b.select("tbody tr")] for b in blocks]
+    assert [f"({len(n)})" for n in names] == [lab[lab.index("("):] for lab in labels]
+    assert sorted(x for n in names for x in n) == sorted(m.title for m in atlas.of_kind("model"))
+    bounds = [(0, 10), (10, 40), (40, 150), (150, float("inf"))]
+    by_title = {m.title: model_spec(m).params_b for m in atlas.of_kind("model")}
+    for (low, high), group in zip(bounds, names):
+        sizes = [by_title[t] for t in group]
+        assert all(low < b <= high for b in sizes) and sizes == sorted(sizes)
+    assert "Qwen3 8B" in names[0] and "Phi-4" in names[1] and "DeepSeek-R1" in names[3]

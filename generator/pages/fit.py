@@ -18,9 +18,9 @@ PER_DEVICE_EXCLUDED = ("cluster", "family")
 FIT_LIMIT = 24
 
 
-"""At most this many rows in a device page's fit table, and in each group of a model page's
-(a group per segment: data centre, workstation, consumer GPU, unified memory, edge), so pages
-stay bounded as the catalogue grows."""
+"""At most this many rows in each group (tab) of a fit table: a model page groups devices by
+segment (data centre, workstation, consumer GPU, unified memory, edge), a device page groups
+models by size (SIZE_GROUPS). Pages stay bounded as the catalogue grows."""
 
 
 def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
@@ -60,30 +60,56 @@ def device_labels(e: Entry, precisions: list[tuple[str, float]]) -> list[str]:
     return out
 
 
+SIZE_GROUPS = ((10, "up-to-10b", "Up to 10B"), (40, "10b-to-40b", "10B to 40B"), (150, "40b-to-150b", "40B to 150B"),
+               (float("inf"), "over-150b", "Over 150B"))
+"""A device page's fit table groups models by total parameters: a reader with a 24 GB card
+looks among the small and mid-size ones, a rack's owner among the largest."""
+
+
+@dataclass(frozen=True)
+class _Group:
+    """One tab of a fit table: its id, its label, the rows (entry and calculator figures),
+    and how many the group has before the FIT_LIMIT cap."""
+
+    id: str
+    label: str
+    pairs: list[tuple[Entry, Any]]
+    total: int
+
+
+def _group(key: str, label: str, entries: list[Entry], spec) -> _Group:
+    return _Group(key, label, [(x, spec(x)) for x in entries[:FIT_LIMIT]], len(entries))
+
+
 @dataclass
 class _FitPairs:
     """What every fit table of one build draws on, worked out once: the precision columns,
-    the largest devices (for model pages) and the first models (for device pages), each
-    with its calculator figures."""
+    the devices by segment (for model pages) and the models by size (for device pages),
+    each with its calculator figures."""
 
     precisions: list[tuple[str, float]]
-    devices: list[tuple[str, list[tuple[Entry, Any]], int]]  # by segment, largest memory first, and how many the segment has
-    models: list[tuple[Entry, Any]]
+    devices: list[_Group]  # by segment, largest memory first
+    models: list[_Group]  # by total parameters, smallest first
     reference: tuple[Entry, Any, float, str, str] | None = None  # device pages' cost line: model, spec, bits, format, source
 
     @classmethod
     def of(cls, atlas: Atlas) -> "_FitPairs":
         from generator.figures.charts import DECODE_FORMAT, DECODE_MODEL
         from generator.knowledge.calc import device_spec, formats, model_spec
-
-        from generator.render.labels import SEGMENTS
+        from generator.render.labels import SEGMENTS, VALUE_LABELS
 
         devices = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
         devices.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
-        groups = [(seg, [d for d in devices if d.get("segment") == seg]) for seg in SEGMENTS]
+        by_segment = [_group(seg, VALUE_LABELS[seg], [d for d in devices if d.get("segment") == seg], device_spec) for seg in SEGMENTS]
+        sized = [(model_spec(x).params_b, x) for x in atlas.of_kind("model")]
+        models = [x for _, x in sorted(((b, x) for b, x in sized if b), key=lambda t: (t[0], t[1].title))]
+        size = {x.id: b for b, x in sized}
+        by_size, low = [], 0.0
+        for high, key, label in SIZE_GROUPS:
+            by_size.append(_group(key, label, [x for x in models if low < size[x.id] <= high], model_spec))
+            low = high
         m, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
-        return cls(_fit_precisions(atlas), [(seg, [(d, device_spec(d)) for d in g[:FIT_LIMIT]], len(g)) for seg, g in groups if g],
-                   [(x, model_spec(x)) for x in atlas.of_kind("model")[:FIT_LIMIT]],
+        return cls(_fit_precisions(atlas), [g for g in by_segment if g.total], [g for g in by_size if g.total],
                    (m, model_spec(m), *fmt) if m is not None and fmt is not None else None)
 
 
@@ -94,18 +120,16 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
 
     if e.kind not in ("model", "hardware"):
         return None
-    from generator.render.labels import VALUE_LABELS
-
     if e.kind == "model":
         m = model_spec(e)
-        groups = [(seg, [(d, m, spec) for d, spec in devices], total) for seg, devices, total in fit.devices]
+        groups = [(g, [(d, m, spec) for d, spec in g.pairs]) for g in fit.devices]
     else:
         d = device_spec(e)
         if not d.memory_gb or e.get("class") in PER_DEVICE_EXCLUDED:
             return None
-        groups = [("", [(x, spec, d) for x, spec in fit.models], len(fit.models))]
+        groups = [(g, [(x, spec, d) for x, spec in g.pairs]) for g in fit.models]
     out = []
-    for seg, pairs, total in groups:
+    for g, pairs in groups:
         rows = []
         for other, m, d in pairs:
             cells = []
@@ -119,12 +143,13 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
             rows.append({"a": page.a(other.id), "cells": cells})
             _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
         if rows:
-            out.append({"id": seg, "label": VALUE_LABELS.get(seg, seg), "rows": rows,
-                        "count": f"{len(rows)} of {total}, the largest" if len(pairs) < total else str(len(rows))})
+            first = "the largest" if e.kind == "model" else "the smallest"
+            out.append({"id": g.id, "label": g.label, "rows": rows,
+                        "count": f"{len(rows)} of {g.total}, {first}" if len(pairs) < g.total else str(len(rows))})
     if not out:
         return None
     labels = [p[0] for p in fit.precisions] if e.kind == "model" else device_labels(e, fit.precisions)
-    return {"precisions": labels, "groups": out,
+    return {"precisions": labels, "groups": out, "grouped_by": "where it runs" if e.kind == "model" else "total parameters",
             "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model",
             "measured": any(c.get("measured") for g in out for r in g["rows"] for c in r["cells"])}
 
