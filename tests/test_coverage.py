@@ -73,6 +73,8 @@ DEVICES = {
     "M3 Max": "apple-m3-max", "M3 Ultra": "apple-m3-ultra", "M4 Max": "apple-m4-max", "M5 Max": "apple-m5-max",
     "DGX Spark": "nvidia-dgx-spark", "DGX Station": "nvidia-dgx-station", "Jetson AGX Orin": "nvidia-jetson-agx-orin",
     "Jetson Thor": "nvidia-jetson-agx-thor", "Jetson Orin Nano": "nvidia-jetson-orin-nano", "Raspberry Pi 5": "raspberry-pi-5",
+    # and the 48 GB cards clouds rent most cheaply
+    "A6000": "nvidia-rtx-a6000", "RTX 6000 Ada": "nvidia-rtx-6000-ada", "A40": "nvidia-a40",
 }
 
 
