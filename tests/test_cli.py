@@ -205,3 +205,23 @@ def test_a_mac_that_does_not_fit_is_measured_against_what_its_gpu_may_use():
     Q4_K_M needing 48.6 GB does not fit, and the reason names the 48 GB, not the 64."""
     text = run([ATLAS, "fit", "llama-3-3-70b", "--format", "q4_k_m", "--device", "M1 Max"], cwd=REPO).stdout
     assert "more than the 48 GB its GPU may use by default" in text and "more than its 64 GB" not in text
+
+
+def test_fit_lists_devices_by_group_and_filters_one_group():
+    """Issue 35 item 6 in the terminal: atlas fit lists devices grouped as the calculator
+    groups them (data centre first, edge last), each group under its name, and --where keeps
+    one group, as the calculator's filter does; with named devices it refuses (exit 2)."""
+    from generator.render.labels import SEGMENTS
+
+    every = json.loads(run([ATLAS, "fit", "qwen3-8b", "--format", "q4_k_m", "--json"], cwd=REPO).stdout)["devices"]
+    order = [SEGMENTS.index(d["segment"]) for d in every]
+    assert order == sorted(order) and set(order) == set(range(len(SEGMENTS)))
+    consumer = json.loads(run([ATLAS, "fit", "qwen3-8b", "--format", "q4_k_m", "--where", "consumer", "--json"], cwd=REPO).stdout)
+    ids = {d["device"] for d in consumer["devices"]}
+    assert consumer["where"] == "consumer" and {d["segment"] for d in consumer["devices"]} == {"consumer"}
+    assert "nvidia-rtx-3060-12gb" in ids and "nvidia-h100-sxm" not in ids
+    assert ids == {d["device"] for d in every if d["segment"] == "consumer"}
+    text = run([ATLAS, "fit", "qwen3-8b", "--format", "q4_k_m"], cwd=REPO).stdout
+    assert text.index("  Data centre:") < text.index("  Consumer GPU:") < text.index("  Edge:")
+    both = run([ATLAS, "fit", "qwen3-8b", "--where", "edge", "--device", "L4"], cwd=REPO)
+    assert both.returncode == 2 and "--where" in both.stderr

@@ -22,6 +22,7 @@ from generator.kb.validate import normalise
 from generator.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, _finite, _load, _plain, _print_json
 from generator.cli.fit import cmd_fit
 from generator.knowledge.compare import PLATFORMS
+from generator.render.labels import SEGMENTS
 
 
 def entry_json(e: Entry) -> dict:
@@ -415,6 +416,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("model", nargs="?", help="model id, title or alias (or --config)")
     s.add_argument("--config", metavar="CONFIG_JSON", help="a model the atlas does not hold: its Hugging Face config.json")
     s.add_argument("--device", action="append", help="hardware id (repeatable; default: every device with a memory figure)")
+    s.add_argument("--where", choices=list(SEGMENTS), help="only devices of this group, as the calculator's filter has them")
     s.add_argument("--format", help="weight format, e.g. fp16, fp8, nvfp4, Q4_K_M (default fp16)")
     s.add_argument("--bits", type=_finite, help="bits per weight, instead of --format")
     s.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")

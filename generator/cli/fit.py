@@ -11,6 +11,7 @@ from generator.cli.common import EXIT_BAD_INPUT, EXIT_OK, _load, _plain, _print_
 def cmd_fit(args) -> int:
     import dataclasses
 
+    from generator.render.labels import SEGMENTS, VALUE_LABELS
     from generator.knowledge.calc import (
         HOST_BANDWIDTH_GBS,
         MEASURED_BITS,
@@ -29,6 +30,7 @@ def cmd_fit(args) -> int:
     )
 
     atlas = _load(args)
+    segment = {e.id: e.get("segment") for e in atlas.of_kind("hardware")}
     reading = None
     try:
         if bool(args.config) == bool(args.model):
@@ -49,9 +51,15 @@ def cmd_fit(args) -> int:
             if args.memory is None or args.bandwidth is None:
                 raise CalcError("a device of your own needs both --memory GB and --bandwidth GB/s (--tflops and --watts are optional)")
             own = custom_device(args.memory, args.bandwidth, args.tflops, args.watts)
+        if args.where and (args.device or own):
+            raise CalcError("--where picks from the atlas's devices; leave it out when you name devices or give your own")
+        # Every device with a memory figure, grouped as the calculator groups them (render/labels.SEGMENTS),
+        # or only one group with --where.
+        listed = sorted((e for e in atlas.of_kind("hardware") if (e.get("specs") or {}).get("memory_gb")
+                         and e.get("class") not in ("cluster", "family") and args.where in (None, e.get("segment"))),
+                        key=lambda e: SEGMENTS.index(e.get("segment")) if e.get("segment") in SEGMENTS else len(SEGMENTS))
         devices = [device_spec(pick(atlas, d, "hardware")) for d in args.device] if args.device else [] if own else [
-            device_spec(e) for e in atlas.of_kind("hardware")
-            if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
+            device_spec(e) for e in listed]
         # A format whose software runs only on some platforms (EXL3: CUDA) is sized only there.
         only = format_platforms(atlas).get((args.format or "").casefold()) if args.bits is None else None
         elsewhere = [d for d in devices if not runs(d, only)]
@@ -77,14 +85,15 @@ def cmd_fit(args) -> int:
             extra = dict(got.as_dict(), bits=MEASURED_BITS, kv_bits=MEASURED_BITS, source_title=atlas.sources[got.source].title, comparable=comparable) if got else None
             pre = prefilled[d.id]
             pre = dict(dataclasses.asdict(pre), source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
-            return dict(e.as_dict(), title=d.title, measured=extra, measured_prefill=pre, cost=costs[d.id].as_dict())
+            return dict(e.as_dict(), title=d.title, segment=segment.get(d.id), measured=extra, measured_prefill=pre,
+                        cost=costs[d.id].as_dict())
         shape = ({"config": args.config, "params_total_b": round(reading.params_total_b, 3),
                   "params_active_b": round(reading.params_active_b, 3), "attention": model.attention,
                   "used": reading.used, "missing": reading.missing} if reading else None)
         _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
                      "price_per_hour": args.price_per_hour, "kwh_price": args.kwh_price,
-                     "runs_on": list(only) if only else None, "left_out": [d.id for d in elsewhere],
+                     "where": args.where, "runs_on": list(only) if only else None, "left_out": [d.id for d in elsewhere],
                      "devices": [with_measured(d, e) for d, e in rows]})
         return EXIT_OK
     first = rows[0][1] if rows else None
@@ -104,7 +113,11 @@ def cmd_fit(args) -> int:
           + f" {'prefill max':>13}")
     notes: list[str] = []
     unknown: dict[str, list[str]] = {}
+    group = None
     for d, e in rows:
+        if not args.device and segment.get(d.id) and segment[d.id] != group:  # a heading where the group changes
+            group = segment[d.id]
+            print(f"  {VALUE_LABELS.get(group, group)}:")
         mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
         fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x" if e.can_split else "no")
         dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
