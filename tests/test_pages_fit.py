@@ -200,3 +200,14 @@ def test_a_device_page_offers_every_model_grouped_by_size(site, atlas):
         sizes = [by_title[t] for t in group]
         assert all(low < b <= high for b in sizes) and sizes == sorted(sizes)
     assert "Qwen3 8B" in names[0] and "Phi-4" in names[1] and "DeepSeek-R1" in names[3]
+
+
+def test_a_model_page_leaves_no_device_out(site, atlas):
+    """Every device with a memory figure (racks and product families aside) has its row on a
+    model page, in the tab of its segment: a T4 or A40 renter finds their card."""
+    soup = BeautifulSoup((site / "models/qwen3-8b/index.html").read_text(), "html.parser")
+    tabs = soup.find(id="fit").find_next("div", class_="atlas-fit-groups")
+    shown = [tr.td.get_text(strip=True) for tr in tabs.select("tbody tr")]
+    devices = [e.title for e in atlas.of_kind("hardware")
+               if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")]
+    assert sorted(shown) == sorted(devices) and "NVIDIA T4" in shown and "NVIDIA A40" in shown

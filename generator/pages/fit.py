@@ -15,7 +15,7 @@ PER_DEVICE_EXCLUDED = ("cluster", "family")
 """Racks and product families: their figures are totals or ranges, not one device's."""
 
 
-FIT_LIMIT = 24
+FIT_LIMIT = 32
 
 
 """At most this many rows in each group (tab) of a fit table: a model page groups devices by
