@@ -75,6 +75,7 @@ DEVICES = {
     "Jetson Thor": "nvidia-jetson-agx-thor", "Jetson Orin Nano": "nvidia-jetson-orin-nano", "Raspberry Pi 5": "raspberry-pi-5",
     # and the 48 GB cards clouds rent most cheaply
     "A6000": "nvidia-rtx-a6000", "RTX 6000 Ada": "nvidia-rtx-6000-ada", "A40": "nvidia-a40",
+    "A100 PCIe": "nvidia-a100-pcie-80gb",
 }
 
 
