@@ -11,7 +11,6 @@ from generator.cli.common import EXIT_BAD_INPUT, EXIT_OK, _load, _plain, _print_
 def cmd_fit(args) -> int:
     import dataclasses
 
-    from generator.render.labels import SEGMENTS, VALUE_LABELS
     from generator.knowledge.calc import (
         HOST_BANDWIDTH_GBS,
         MEASURED_BITS,
@@ -27,7 +26,9 @@ def cmd_fit(args) -> int:
         pick,
         prefill_for,
         runs,
+        sized_devices,
     )
+    from generator.render.labels import VALUE_LABELS, segment_rank
 
     atlas = _load(args)
     segment = {e.id: e.get("segment") for e in atlas.of_kind("hardware")}
@@ -55,9 +56,7 @@ def cmd_fit(args) -> int:
             raise CalcError("--where picks from the atlas's devices; leave it out when you name devices or give your own")
         # Every device with a memory figure, grouped as the calculator groups them (render/labels.SEGMENTS),
         # or only one group with --where.
-        listed = sorted((e for e in atlas.of_kind("hardware") if (e.get("specs") or {}).get("memory_gb")
-                         and e.get("class") not in ("cluster", "family") and args.where in (None, e.get("segment"))),
-                        key=lambda e: SEGMENTS.index(e.get("segment")) if e.get("segment") in SEGMENTS else len(SEGMENTS))
+        listed = sorted((e for e in sized_devices(atlas) if args.where in (None, e.get("segment"))), key=segment_rank)
         devices = [device_spec(pick(atlas, d, "hardware")) for d in args.device] if args.device else [] if own else [
             device_spec(e) for e in listed]
         # A format whose software runs only on some platforms (EXL3: CUDA) is sized only there.

@@ -21,17 +21,16 @@ import re
 from typing import Callable, Iterable
 
 from generator.figures import diagrams
-from generator.knowledge.calc import CalcError, device_spec, estimate, formats, model_spec
-from generator.knowledge.link import NO_LINKS_BELOW
 from generator.kb.model import Atlas, Entry
 from generator.kb.text import esc
+from generator.knowledge.calc import NOT_ONE_DEVICE as EXCLUDED_CLASSES  # racks and product families
+from generator.knowledge.calc import CalcError, device_spec, estimate, formats, model_spec
+from generator.knowledge.link import NO_LINKS_BELOW
 from generator.render.page import html_block, html_table
 
 ROOFLINE_TERMS = ("memory-bandwidth", "arithmetic-intensity", "roofline-model")
 KV_TERMS = ("kv-cache",)
 DECODE_TERMS = ("memory-bound", "tokens-per-second")
-EXCLUDED_CLASSES = ("cluster", "family")
-"""Racks and product families: their figures are totals or ranges, not one device's."""
 
 WIDTH, HEIGHT = 760, 470
 LEFT, RIGHT, TOP, BOTTOM = 72, 222, 34, 62  # margins: tick labels left, line labels right

@@ -161,6 +161,16 @@ a weight format whose term says it `runs_on` some (EXL3: cuda) is sized only on 
 A device not in the map has no platform, and every format is sized on it."""
 
 
+NOT_ONE_DEVICE = ("cluster", "family")
+"""Racks and product families: their figures are totals or ranges, not one device's."""
+
+
+def sized_devices(atlas: Atlas) -> list[Entry]:
+    """The devices fit and speed are worked out for: one device with a memory figure."""
+    return [e for e in atlas.of_kind("hardware")
+            if (e.get("specs") or {}).get("memory_gb") and e.get("class") not in NOT_ONE_DEVICE]
+
+
 SPLIT_LIMIT = {"soc": 1, "system": 1, "cluster": 1, "family": 1}
 """How many of a device a model is split over in a usual setup, by class: accelerator cards
 and chips up to one 8-device server (tensor parallelism over NVLink, Infinity Fabric, ICI or

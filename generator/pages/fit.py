@@ -7,13 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from generator.kb.model import Atlas, Entry
+from generator.knowledge.calc import NOT_ONE_DEVICE as PER_DEVICE_EXCLUDED  # racks and product families
 from generator.render.page import Page
-
-PER_DEVICE_EXCLUDED = ("cluster", "family")
-
-
-"""Racks and product families: their figures are totals or ranges, not one device's."""
-
 
 FIT_LIMIT = 32
 
@@ -95,18 +90,16 @@ class _FitPairs:
     @classmethod
     def of(cls, atlas: Atlas) -> "_FitPairs":
         from generator.figures.charts import DECODE_FORMAT, DECODE_MODEL
-        from generator.knowledge.calc import device_spec, formats, model_spec
+        from generator.knowledge.calc import device_spec, formats, model_spec, sized_devices
         from generator.render.labels import SEGMENTS, VALUE_LABELS
 
-        devices = [d for d in atlas.of_kind("hardware") if (d.get("specs") or {}).get("memory_gb") and d.get("class") not in PER_DEVICE_EXCLUDED]
-        devices.sort(key=lambda d: -d.get("specs")["memory_gb"]["value"])
+        devices = sorted(sized_devices(atlas), key=lambda d: -d.get("specs")["memory_gb"]["value"])
         by_segment = [_group(seg, VALUE_LABELS[seg], [d for d in devices if d.get("segment") == seg], device_spec) for seg in SEGMENTS]
-        sized = [(model_spec(x).params_b, x) for x in atlas.of_kind("model")]
-        models = [x for _, x in sorted(((b, x) for b, x in sized if b), key=lambda t: (t[0], t[1].title))]
-        size = {x.id: b for b, x in sized}
+        specs = {x.id: model_spec(x) for x in atlas.of_kind("model")}  # worked out once, for the order and the rows
+        models = sorted((x for x in atlas.of_kind("model") if specs[x.id].params_b), key=lambda x: (specs[x.id].params_b, x.title))
         by_size, low = [], 0.0
         for high, key, label in SIZE_GROUPS:
-            by_size.append(_group(key, label, [x for x in models if low < size[x.id] <= high], model_spec))
+            by_size.append(_group(key, label, [x for x in models if low < specs[x.id].params_b <= high], lambda x: specs[x.id]))
             low = high
         m, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
         return cls(_fit_precisions(atlas), [g for g in by_segment if g.total], [g for g in by_size if g.total],

@@ -8,7 +8,7 @@ from generator.figures import charts as figures
 from generator.kb.kinds import KIND_URLS
 from generator.kb.model import Atlas, Entry
 from generator.pages.site import Site
-from generator.render.labels import KIND_TITLES, SEGMENTS, fmt_value
+from generator.render.labels import KIND_TITLES, fmt_value, segment_rank
 from generator.render.page import Page, front_matter
 from generator.render.templates import env
 
@@ -64,7 +64,7 @@ def _index_page(atlas: Atlas, kind: str, entries: list[Entry] | None = None) -> 
     page = Page(atlas, f"{KIND_URLS[kind]}/index.md")
     entries = atlas.of_kind(kind) if entries is None else entries
     if kind == "hardware":  # grouped by where a reader meets the device, then by title
-        entries = sorted(entries, key=lambda e: SEGMENTS.index(e.get("segment")) if e.get("segment") in SEGMENTS else len(SEGMENTS))
+        entries = sorted(entries, key=segment_rank)
     text = _index_text(atlas, page, kind, entries, "../")  # index pages sit one level down
     text += figures.index_figures(atlas, page, kind)  # the hardware index: the roofline, with its sources
     # The hardware index is a wide table: it gets the width the navigation and the table of

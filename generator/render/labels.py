@@ -44,6 +44,12 @@ SPEC_LABELS = {
 SEGMENTS = ("data-centre", "workstation", "consumer", "unified-memory", "edge")
 """Where a reader meets a device (hardware schema `segment`), in the order device lists group them."""
 
+
+def segment_rank(e) -> int:
+    """Where a device's segment comes in SEGMENTS, the sort key of every list grouped by it
+    (a device without one comes last)."""
+    return SEGMENTS.index(e.get("segment")) if e.get("segment") in SEGMENTS else len(SEGMENTS)
+
 VALUE_LABELS = {
     "gpu": "GPU", "apu": "APU", "xpu": "XPU", "npu": "NPU", "tpu": "TPU", "cpu": "CPU", "soc": "SoC",
     "system": "System", "cluster": "Cluster", "family": "Product family",
