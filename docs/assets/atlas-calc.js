@@ -26,58 +26,112 @@
     var grow = kvPerToken(m, kvBits) * tokens;
     if (m.sliding_window && m.sliding_layers && m.kv_heads && m.head_dim && m.attention !== "mla")
       grow += 2 * m.sliding_layers * m.kv_heads * m.head_dim * kvBits / 8 * Math.min(tokens, m.sliding_window);
-    if (m.attention === "hybrid-linear" && m.full_attention_layers && m.linear_heads && m.linear_key_dim && m.linear_value_dim)
-      grow += (m.layers - m.full_attention_layers) * m.linear_heads * m.linear_key_dim * m.linear_value_dim * kvBits / 8;
+    if (m.attention === "hybrid-linear" && m.full_attention_layers && m.linear_heads && m.linear_key_dim && m.linear_value_dim) {
+      var perLayer = m.linear_heads * m.linear_key_dim * m.linear_value_dim;  // ModelSpec.state_bytes: the recurrent state,
+      if (m.linear_conv)  // and the short convolution's last kernel - 1 inputs over the query, key and value channels
+        perLayer += (2 * (m.linear_key_heads || m.linear_heads) * m.linear_key_dim + m.linear_heads * m.linear_value_dim) * (m.linear_conv - 1);
+      grow += (m.layers - m.full_attention_layers) * perLayer * kvBits / 8;
+    }
     return grow;
   }
 
-  /* Billions of parameters one step of `batch` sequences reads (ModelSpec.weights_read). */
-  function weightsRead(m, batch) {
-    if (m.active_b === m.params_b || batch === 1) return m.active_b;
-    var e = m.experts_total, k = m.experts_active;
-    if (!(e && k && e > k)) return null;
-    var perExpert = (m.params_b - m.active_b) / (e - k);
-    return Math.min(m.params_b, m.active_b - k * perExpert + e * (1 - Math.pow(1 - k / e, batch)) * perExpert);
+  /* A precision: bits of the parts a format quantizes, and of the parts it keeps otherwise (calc.parts.Precision). */
+  function precision(p) { return typeof p === "number" ? { bits: p, parts: {} } : p; }
+  function bitsOf(p, part) { return p.parts && p.parts[part] !== undefined ? p.parts[part] : p.bits; }
+
+  /* Bytes of the weights in memory: every part at its precision (ModelSpec.weight_bytes). */
+  function weightBytes(m, p) {
+    if (!m.parts) return m.params_b * 1e9 * p.bits / 8;
+    return m.parts.reduce(function (s, x) { return s + x[1] * 1e9 * bitsOf(p, x[0]) / 8; }, 0);
   }
 
-  function estimate(m, d, bits, tokens, seqs, kvBits, overhead, hostGbs) {
-    var weights = m.params_b * 1e9 * bits / 8;
+  /* Bytes of weights one step of `batch` sequences reads (ModelSpec.bytes_read): each part a
+   * token uses, one row of the embedding table a token, the routed experts the batch touches. */
+  function bytesRead(m, p, batch) {
+    var e = m.experts_total, k = m.experts_active;
+    if (!m.parts) {
+      if (m.active_b === m.params_b || batch === 1) return m.active_b * 1e9 * p.bits / 8;
+      if (!(e && k && e > k)) return null;
+      var perExpert = (m.params_b - m.active_b) / (e - k);
+      return Math.min(m.params_b, m.active_b - k * perExpert + e * (1 - Math.pow(1 - k / e, batch)) * perExpert) * 1e9 * p.bits / 8;
+    }
+    var out = 0;
+    for (var i = 0; i < m.parts.length; i++) {
+      var x = m.parts[i], b = bitsOf(p, x[0]) / 8 * 1e9;
+      if (x[0] === "experts" && batch > 1) {
+        if (!(e && k)) return null;
+        out += x[1] * (1 - Math.pow(1 - k / e, batch)) * b;
+      } else if (x[0] === "embed") out += Math.min(x[1], x[2] * batch) * b;
+      else out += x[2] * b;
+    }
+    return out;
+  }
+
+  /* The decode ceiling of `batch` sequences on a device (calc.decode_rates): memory bound, or the tensor rate. */
+  function decodeRates(m, d, p, kvSeq, batch, prefill) {
+    var read = bytesRead(m, p, batch);
+    if (!d.bandwidth_gbs || read === null) return null;
+    var memory = batch * d.bandwidth_gbs * 1e9 / (read + kvSeq * batch);
+    var compute = prefill !== null && prefill < memory;
+    var total = compute ? prefill : memory;
+    return { per: total / batch, total: total, bound: compute ? "compute" : "memory bandwidth" };
+  }
+
+  function times(d, n) {  // n devices as one (calc.fit._times)
+    if (n === 1) return d;
+    var tf = {};
+    Object.keys(d.tflops || {}).forEach(function (x) { tf[x] = d.tflops[x] * n; });
+    return Object.assign({}, d, { memory_gb: d.memory_gb ? d.memory_gb * n : null, gpu_default_gb: d.gpu_default_gb ? d.gpu_default_gb * n : null,
+                                  bandwidth_gbs: d.bandwidth_gbs ? d.bandwidth_gbs * n : null, tflops: tf });
+  }
+
+  function prefillOf(m, d) {
+    var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
+    return p ? { tps: d.tflops[p] * 1e12 / (2 * m.active_b * 1e9), precision: p } : null;
+  }
+
+  function estimate(m, d, prec, tokens, seqs, kvBits, overhead, hostGbs, devices) {
+    var p = precision(prec), n = devices || 1;
+    var weights = weightBytes(m, p);
     var kvSeq = kvBytes(m, tokens, kvBits);
     var kv = kvSeq * seqs;
     var over = overhead * (weights + kv);
     var total = weights + kv + over;
+    var readOne = bytesRead(m, p, 1);
     var out = { weights_gb: weights / 1e9, kv_gb: kv / 1e9, overhead_gb: over / 1e9, total_gb: total / 1e9,
                 fits: null, decode_tps: null, prefill_tps: null, devices_needed: null, split_decode_tps: null,
                 offload_gb: null, offload_decode_tps: null, decode_total_tps: null, decode_bound: null,
-                kv_per_sequence_gb: kvSeq / 1e9, sequences: seqs };
+                kv_per_sequence_gb: kvSeq / 1e9, sequences: seqs, devices: n, split_decode_total_tps: null,
+                offload_decode_total_tps: null, better: null, read_gb: readOne === null ? null : readOne / 1e9 };
     if (d) {
-      var perToken = m.active_b * 1e9 * bits / 8 + kvSeq;
-      var usable = d.gpu_default_gb || d.memory_gb;  // unified memory: the GPU's default share (calc.DeviceSpec.usable_gb)
+      var dn = times(d, n);
+      var usable = dn.gpu_default_gb || dn.memory_gb;  // unified memory: the GPU's default share (calc.DeviceSpec.usable_gb)
       if (d.memory_gb) out.fits = total <= usable * 1e9;
-      var p = ["fp16", "bf16", "fp8", "fp4"].filter(function (x) { return d.tflops && d.tflops[x]; })[0];
-      if (p) { out.prefill_tps = d.tflops[p] * 1e12 / (2 * m.active_b * 1e9); out.prefill_precision = p; }
-      var read = weightsRead(m, seqs);
-      if (d.bandwidth_gbs && read !== null) {
-        var memory = seqs * d.bandwidth_gbs * 1e9 / (read * 1e9 * bits / 8 + kvSeq * seqs);
-        var compute = out.prefill_tps !== null && out.prefill_tps < memory;
-        out.decode_total_tps = compute ? out.prefill_tps : memory;
-        out.decode_bound = compute ? "compute" : "memory bandwidth";
-        out.decode_tps = out.decode_total_tps / seqs;
-      }
+      var pre = prefillOf(m, dn);
+      if (pre) { out.prefill_tps = pre.tps; out.prefill_precision = pre.precision; }
+      var r = decodeRates(m, dn, p, kvSeq, seqs, out.prefill_tps);
+      if (r) { out.decode_tps = r.per; out.decode_total_tps = r.total; out.decode_bound = r.bound; }
       if (out.fits === false) {
-        out.devices_needed = Math.ceil(total / (usable * 1e9));
+        var one = d.gpu_default_gb || d.memory_gb;
+        out.devices_needed = Math.ceil(total / (one * 1e9));
         var maxDevices = d.max_devices || 8;  // calc.SPLIT_LIMIT: one machine, or one 8-device server
         out.can_split = out.devices_needed <= maxDevices;
         var offload = total - usable * 1e9;
         out.offload_gb = offload / 1e9;
-        if (out.decode_tps !== null) {
-          if (out.can_split) out.split_decode_tps = out.decode_tps * out.devices_needed;
-          if (maxDevices > 1) {
-            var off = Math.min(offload, weights) * (m.active_b / m.params_b);
-            out.offload_decode_tps = 1 / ((perToken - off) / (d.bandwidth_gbs * 1e9) + off / ((hostGbs || 76.8) * 1e9));
+        if (r) {
+          var pre1 = prefillOf(m, d), single = decodeRates(m, d, p, kvSeq, seqs, pre1 ? pre1.tps : null);
+          if (out.can_split && single) { out.split_decode_tps = single.per * out.devices_needed; out.split_decode_total_tps = single.total * out.devices_needed; }
+          var step = bytesRead(m, p, seqs);
+          if (maxDevices > 1 && step !== null) {  // each step streams the offloaded weights it uses once, for the whole batch
+            var offRead = Math.min(offload, weights) * step / weights;
+            var seconds = (step - offRead + kvSeq * seqs) / (dn.bandwidth_gbs * 1e9) + offRead / ((hostGbs || 76.8) * 1e9);
+            out.offload_decode_total_tps = seqs / seconds;
+            out.offload_decode_tps = out.offload_decode_total_tps / seqs;
           }
+          if (out.split_decode_total_tps && out.offload_decode_total_tps)
+            out.better = out.split_decode_total_tps / out.devices_needed > out.offload_decode_total_tps / n ? "split" : "offload";
         }
-        out.decode_tps = null;  // one device cannot hold it
+        out.decode_tps = null;  // the devices cannot hold it
         out.decode_total_tps = null;
       }
     }
@@ -90,13 +144,13 @@
    * reader's electricity price; a split model pays for every device. `one` is the estimate
    * for one sequence served alone. */
   function cost(e, one, d, hourly, kwh) {
-    var split = e.fits === false, n = split ? (e.devices_needed || 1) : 1;
+    var split = e.fits === false, n = split ? (e.devices_needed || 1) : (e.devices || 1);
     if (split && !e.can_split)  // no usual setup holds it: nothing to price
       return { devices: n, hourly_usd: null, watts: null, output_usd_per_m: null, batch_output_usd_per_m: null, input_usd_per_m: null,
                tokens_per_joule: null, batch_tokens_per_joule: null, input_tokens_per_joule: null };
     var oneTps = one.fits === false ? one.split_decode_tps : one.decode_tps;
-    var total = split ? (e.split_decode_tps ? e.split_decode_tps * e.sequences : null) : e.decode_total_tps;
-    var prefill = e.prefill_tps ? e.prefill_tps * n : null;
+    var total = split ? e.split_decode_total_tps : e.decode_total_tps;
+    var prefill = e.prefill_tps ? e.prefill_tps * n / (e.devices || 1) : null;  // the estimate's prefill is over the reader's devices
     var rent = hourly !== null ? hourly : (d.hourly_usd || null);
     var power = kwh !== null && d.tdp_w ? d.tdp_w * kwh / 1000 : null;
     var perHour = rent !== null || power !== null ? ((rent || 0) + (power || 0)) * n : null;
@@ -112,9 +166,21 @@
   /* A model the atlas does not hold, from its pasted config.json: the same reading as
    * generator/knowledge/shape.py (a test compares the two). Text is parsed as JSON with a size
    * limit and only numbers are taken from it; nothing of it is written as markup. */
-  var CONFIG_MAX_BYTES = 200000, CONFIG_LIMIT = 1e7;
+  var CONFIG_MAX_BYTES = 200000, CONFIG_LIMIT = 1e7, CONFIG_MAX_DEPTH = 32;  // shape.MAX_BYTES, LIMIT, MAX_DEPTH
+  function nesting(text) {  // the deepest brackets outside strings (shape._depth)
+    var depth = 0, top = 0, inStr = false, esc = false;
+    for (var i = 0; i < text.length; i++) {
+      var ch = text[i];
+      if (inStr) { if (esc) esc = false; else if (ch === "\\") esc = true; else if (ch === '"') inStr = false; }
+      else if (ch === '"') inStr = true;
+      else if (ch === "[" || ch === "{") { depth++; if (depth > top) top = depth; if (top > CONFIG_MAX_DEPTH) return top; }
+      else if (ch === "]" || ch === "}") depth--;
+    }
+    return top;
+  }
   function specFromConfig(text, name) {
     if (new Blob([text]).size > CONFIG_MAX_BYTES) throw new Error("that is more than " + CONFIG_MAX_BYTES.toLocaleString("en") + " bytes; a config.json is a few kilobytes");
+    if (nesting(text) > CONFIG_MAX_DEPTH) throw new Error("the JSON is nested more than " + CONFIG_MAX_DEPTH + " levels deep; a config.json is a few levels");
     var data;
     try { data = JSON.parse(text); } catch (e) { throw new Error("not valid JSON: " + e.message); }
     if (!data || typeof data !== "object" || Array.isArray(data)) throw new Error("a config.json is a JSON object ({...}), not a list or a single value");
@@ -152,6 +218,7 @@
       attention = kvHeads < heads ? "gqa" : "mha";
       attn = hidden * heads * headDim * 2 + hidden * kvHeads * headDim * 2;
     }
+    if (kvHeads > heads) throw new Error("\u201cnum_key_value_heads\u201d is " + kvHeads.toLocaleString("en") + ", more than the " + heads.toLocaleString("en") + " attention heads; KV heads are at most the attention heads");
     var kinds = Array.isArray(cfg.layer_types) ? cfg.layer_types : null;
     if (kinds) {
       if (kinds.length !== layers || !kinds.every(function (k) { return typeof k === "string"; }))
@@ -177,32 +244,109 @@
     var inter = num(["intermediate_size", "ffn_dim"]);
     var moeInter = num(["moe_intermediate_size"], false, inter);
     var shared = num(["n_shared_experts", "num_shared_experts"], false, 0);
-    var sharedInter = num(["shared_expert_intermediate_size"], false, shared ? moeInter : 0);
-    if (sharedInter && !shared) shared = 1;
-    var moeLayers = 0, denseLayers = layers;
+    var sharedInter = num(["shared_expert_intermediate_size"]);
+    if (sharedInter && !shared) shared = 1;  // Qwen2-MoE names one shared expert by its width
+    var denseLayers = layers;
     if (experts) {
       if (!(perTok && moeInter)) throw new Error("the config names experts but not num_experts_per_tok and the expert width");
       var firstDense = num(["first_k_dense_replace"], false, 0);
-      var step = num(["interleave_moe_layer_step", "decoder_sparse_step"], false, 1);
+      var step = num(["interleave_moe_layer_step", "decoder_sparse_step"], false, 1), moeLayers = 0;
       if (step > 1) { for (var i = firstDense; i < layers; i++) if ((i - firstDense + 1) % step === 0) moeLayers++; }
       else moeLayers = layers - firstDense;
       denseLayers = layers - moeLayers;
+      if (denseLayers) inter = num(["intermediate_size_mlp"], false, inter);  // Llama 4's dense layers
     }
     if (denseLayers && !inter) throw new Error("the config has no intermediate_size, the width of the MLP");
-    var mlpDense = 3 * hidden * (inter || 0), expert = 3 * hidden * (moeInter || 0);
-    var sharedMlp = 3 * hidden * sharedInter * (sharedInter === moeInter ? shared : 1), router = hidden * (experts || 0);
-    var embed = vocab * hidden * (tied ? 1 : 2);
-    var total = embed + layers * attn + denseLayers * mlpDense, active = total;
-    if (experts) { total += moeLayers * (experts * expert + sharedMlp + router); active += moeLayers * (perTok * expert + sharedMlp + router); }
+    var linKHeads = num(["linear_num_key_heads"], false, linHeads);
+    var conv = num(["linear_conv_kernel_dim", "conv_kernel"]);
+    var mla = attention === "mla";
+    var dims = { layers: layers, hidden: hidden, heads: heads, kv_heads: kvHeads, head_dim: headDim, vocab: vocab || null, tied: tied,
+                 q_lora_rank: mla ? num(["q_lora_rank"]) : null, kv_lora_rank: mla ? rank : null, rope_dim: mla ? rope : null,
+                 nope_dim: mla ? num(["qk_nope_head_dim"]) : null, v_head_dim: mla ? num(["v_head_dim"]) : null,
+                 attn_gate: cfg.attn_output_gate === true, linear_layers: linear,
+                 lin_k_heads: linear ? linKHeads : null, lin_v_heads: linear ? linHeads : null, lin_k_dim: linear ? linK : null, lin_v_dim: linear ? linV : null,
+                 dense_layers: experts ? denseLayers : null, inter: inter, experts: experts, per_tok: perTok, moe_inter: moeInter,
+                 shared: shared, shared_inter: sharedInter, shared_total: !!(sharedInter && shared === 1) };
+    var sp = splitParts(dims);
+    if (!sp.parts) throw new Error("the config lacks " + sp.missing.join(", ") + ", which sizing needs");
+    var total = 0, active = 0;
+    sp.parts.forEach(function (x) { total += x[1]; active += x[0] === "embed" ? x[1] : x[2]; });
     var context = num(["max_position_embeddings", "max_seq_len", "seq_length"]);
+    var prec = quantization(data.quantization_config, used, missing);
     return {
-      spec: { id: "custom", title: name, params_b: total / 1e9, active_b: active / 1e9, layers: layers, kv_heads: kvHeads, head_dim: headDim,
-              attention: attention, kv_lora_rank: attention === "mla" ? rank : null, rope_head_dim: attention === "mla" ? rope : null,
+      spec: { id: "custom", title: name, params_b: total, active_b: active, layers: layers, kv_heads: kvHeads, head_dim: headDim,
+              attention: attention, kv_lora_rank: mla ? rank : null, rope_head_dim: mla ? rope : null,
               full_attention_layers: linear ? layers - linear : null, context_length: context, kv_bytes_16: null,
               sliding_window: local ? windowTokens : null, sliding_layers: local || null,
               linear_heads: linear ? linHeads : null, linear_key_dim: linear ? linK : null, linear_value_dim: linear ? linV : null,
-              experts_total: experts, experts_active: perTok, url: null },
-      used: used, missing: missing, params_total_b: total / 1e9, params_active_b: active / 1e9 };
+              experts_total: experts, experts_active: perTok, linear_key_heads: linear ? linKHeads : null, linear_conv: linear ? conv : null,
+              parts: sp.parts, url: null },
+      used: used, missing: missing, params_total_b: total, params_active_b: active, precision: prec };
+  }
+
+  /* A model's parts from its widths (calc.parts.split): [name, billions held, billions one token reads]. */
+  function splitParts(d) {
+    var h = d.hidden, attn;
+    if (d.kv_lora_rank && d.rope_dim) {
+      var nope = d.nope_dim || d.head_dim, v = d.v_head_dim || d.head_dim;
+      var q = d.q_lora_rank ? h * d.q_lora_rank + d.q_lora_rank * d.heads * (nope + d.rope_dim) : h * d.heads * (nope + d.rope_dim);
+      attn = q + h * (d.kv_lora_rank + d.rope_dim) + d.kv_lora_rank * d.heads * (nope + v) + d.heads * v * h;
+    } else if (d.heads && d.head_dim && d.kv_heads) {
+      attn = h * d.heads * d.head_dim * (d.attn_gate ? 2 : 1) + 2 * h * d.kv_heads * d.head_dim + d.heads * d.head_dim * h;
+    } else return { parts: null, missing: ["the attention widths"] };
+    var out = [], missing = [];
+    if (d.vocab) {
+      if (d.tied) out.push(["head", d.vocab * h / 1e9, d.vocab * h / 1e9]);
+      else out.push(["embed", d.vocab * h / 1e9, h / 1e9], ["head", d.vocab * h / 1e9, d.vocab * h / 1e9]);
+    } else missing.push("vocab_size");
+    var lin = attn;
+    if (d.lin_k_heads && d.lin_v_heads && d.lin_k_dim && d.lin_v_dim) {
+      var k = d.lin_k_heads * d.lin_k_dim, vv = d.lin_v_heads * d.lin_v_dim;
+      lin = h * (2 * k + 2 * vv) + h * 2 * d.lin_v_heads + vv * h;
+    }
+    var a = (d.layers - d.linear_layers) * attn + d.linear_layers * lin;
+    out.push(["attention", a / 1e9, a / 1e9]);
+    var moeLayers = d.layers - (d.dense_layers !== null ? d.dense_layers : (d.experts ? 0 : d.layers)), dense = d.layers - moeLayers;
+    if (dense) { if (d.inter) out.push(["mlp", dense * 3 * h * d.inter / 1e9, dense * 3 * h * d.inter / 1e9]); else missing.push("intermediate_size"); }
+    if (moeLayers) {
+      if (d.moe_inter && d.experts && d.per_tok) {
+        var ex = moeLayers * d.experts * 3 * h * d.moe_inter;
+        out.push(["experts", ex / 1e9, ex * d.per_tok / d.experts / 1e9], ["router", moeLayers * h * d.experts / 1e9, moeLayers * h * d.experts / 1e9]);
+      } else missing.push("moe_intermediate_size and the expert counts");
+      if (d.shared) {
+        var w = d.shared_inter || d.moe_inter;
+        if (w) { var sh = moeLayers * 3 * h * w * (d.shared_total ? 1 : d.shared); out.push(["shared", sh / 1e9, sh / 1e9]); }
+        else missing.push("the shared expert's width");
+      }
+    }
+    return { parts: out, missing: missing };
+  }
+
+  /* A config's quantization_config as a precision (shape.quantization). */
+  var QUANT_BITS = { mxfp4: 4.25, fp8: 8, nvfp4: 4.5, modelopt: 4.5 };
+  var MODULE_PARTS = [["embed_tokens", "embed"], ["lm_head", "head"], ["self_attn", "attention"], ["linear_attn", "attention"],
+                      ["router", "router"], ["mlp.gate", "router"], ["shared_expert", "shared"], ["experts", "experts"]];
+  function quantization(q, used, missing) {
+    if (q === undefined || q === null) return null;
+    if (typeof q !== "object" || Array.isArray(q)) throw new Error("\u201cquantization_config\u201d must be an object");
+    var method = q.quant_method;
+    if (typeof method !== "string" || method.length > 40) throw new Error("\u201cquantization_config\u201d has no quant_method (a short name such as mxfp4, fp8, awq, gptq)");
+    method = method.toLowerCase();
+    var bits = q.bits !== undefined ? q.bits : q.w_bit;
+    if (bits !== undefined && bits !== null && (typeof bits !== "number" || !(bits >= 1 && bits <= 16))) throw new Error("\u201cquantization_config.bits\u201d must be between 1 and 16");
+    var group = q.group_size !== undefined ? q.group_size : q.q_group_size;
+    if (group !== undefined && group !== null && (typeof group !== "number" || group !== Math.round(group) || !(group === -1 || (group >= 1 && group <= CONFIG_LIMIT)))) throw new Error("\u201cquantization_config.group_size\u201d must be a whole number (or -1)");
+    var b;
+    if (method in QUANT_BITS) b = QUANT_BITS[method];
+    else if (bits !== undefined && bits !== null) b = bits + (group && group > 0 ? 16 / group : 0);
+    else { missing.push("quantization_config: \u2018" + method + "\u2019 without bits, so the weights are sized at 16 bits"); return null; }
+    var keep = { embed: 16, head: 16, router: 16 };
+    var names = q.modules_to_not_convert || q.ignore || q.ignored_layers || [];
+    if (!Array.isArray(names) || names.length > 10000 || !names.every(function (x) { return typeof x === "string" && x.length < 300; }))
+      throw new Error("\u201cmodules_to_not_convert\u201d must be a list of module names");
+    names.forEach(function (n) { for (var i = 0; i < MODULE_PARTS.length; i++) if (n.indexOf(MODULE_PARTS[i][0]) >= 0) { keep[MODULE_PARTS[i][1]] = 16; break; } });
+    used.push("quantization_config");
+    return { bits: b, parts: keep, label: method + " as the config says (" + b + " bits)" };
   }
   window.atlasSpecFromConfig = specFromConfig;  // for the test that compares with the Python reading
 
@@ -234,6 +378,7 @@
   function prefillFor(measured, modelId, deviceId, tokens) { return nearestFastest(measured && measured.prefill, modelId, deviceId, "prompt", tokens); }
   window.atlasCalcMeasuredFor = measuredFor;
 
+  var PART_LABELS = { embed: "embedding table", attention: "attention", mlp: "dense MLP", experts: "routed experts", shared: "shared experts", router: "router", head: "output head" };  // calc.parts.PART_LABELS
   function fmt(x, digits) { return x.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }); }
 
   function mount() {
@@ -267,14 +412,16 @@
       if (id && id !== model.value) { model.value = id; model.dispatchEvent(new Event("change")); }
     });
     var format = el("select", { id: "calc-format" });
-    var bitsOf = {}, meaningOf = {}, runsOn = {}, familyOf = {};
+    var bitsOf = {}, meaningOf = {}, runsOn = {}, familyOf = {}, partsOf = {};
     data.formats.forEach(function (g) {
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
         bitsOf[f.id] = f.bits;
+        partsOf[f.id] = f.parts || {};  // parts it keeps at other bits (calc.formats.precisions)
         runsOn[f.id] = g.runs_on || null;  // calc.format_platforms: only devices of these platforms run it
         familyOf[f.id] = g.family;
-        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1);
+        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1) +
+          (f.parts_note ? " Part by part: " + f.parts_note : "");
         group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
       });
       format.appendChild(group);
@@ -284,6 +431,7 @@
     var bits = el("input", { id: "calc-bits", type: "text", inputmode: "decimal", value: "16", size: "5" });
     var context = el("input", { id: "calc-context", type: "text", inputmode: "numeric", value: q.get("context") || "4096", size: "8" });
     var seqs = el("input", { id: "calc-seqs", type: "text", inputmode: "numeric", value: q.get("n") || "1", size: "6" });
+    var owned = el("input", { id: "calc-devices", type: "text", inputmode: "numeric", value: q.get("devices") || "1", size: "4" });
     // Device groups, as the hardware index has them; the choice stays in the address.
     var SEGMENTS = [["", "All devices"]].concat(data.segments || []);  // ids and labels from the build (render/labels.SEGMENTS)
     var where = el("select", { id: "calc-where" }, SEGMENTS.map(function (s2) { return el("option", { value: s2[0], text: s2[1] }); }));
@@ -293,7 +441,10 @@
     if (defaults.model && data.models.some(function (x) { return x.id === defaults.model; })) model.value = defaults.model;
     if (defaults.format && defaults.format in bitsOf) format.value = defaults.format;
     if (q.get("model") && data.models.some(function (x) { return x.id === q.get("model"); })) model.value = q.get("model");
+    function released(id) { var x = data.models.filter(function (mm) { return mm.id === id; })[0]; return x && x.checkpoint_format in bitsOf ? x.checkpoint_format : null; }
+    if (q.get("model") && !q.get("format") && !q.get("bits") && released(model.value)) format.value = released(model.value);  // as the developer released it
     if (q.get("format") && q.get("format") in bitsOf) format.value = q.get("format");
+    model.addEventListener("change", function () { var r = released(model.value); if (r) format.value = r; });
     if (q.get("bits")) { format.value = "custom"; bits.value = q.get("bits"); }
     var pasteBox = el("textarea", { id: "calc-config", rows: "6", spellcheck: "false", autocomplete: "off",
                                     placeholder: "{ \"num_hidden_layers\": 32, \"hidden_size\": 4096, ... }" });
@@ -302,7 +453,7 @@
       el("summary", { text: "A model not in the list? Paste its config.json" }),
       el("p", { text: "Copy config.json from the model\u2019s Hugging Face page and paste it here: the calculator reads its shape, counts the parameters and sizes it on every device like any model in the list. The text stays in this page; it is not sent anywhere or kept in the address." }),
       el("label", { class: "atlas-calc__field" }, [el("span", { text: "config.json" }), pasteBox]), pasteInfo]);
-    var pasted = null;
+    var pasted = null, pastedPrecision = null;
     function readPaste() {
       pasteInfo.textContent = "";
       var old = model.querySelector("option[value='custom']");
@@ -310,6 +461,15 @@
       try {
         var r = specFromConfig(pasteBox.value, "Your model (pasted config)");
         pasted = r.spec;
+        pastedPrecision = r.precision;
+        var opt = format.querySelector("option[value='config']");
+        if (r.precision) {
+          if (!opt) { opt = el("option", { value: "config" }); format.insertBefore(opt, format.firstChild); }
+          opt.textContent = "As its config says: " + r.precision.label;
+          bitsOf.config = r.precision.bits; partsOf.config = r.precision.parts;
+          meaningOf.config = "From the pasted config's quantization_config: " + r.precision.bits + " bits, with " + Object.keys(r.precision.parts).sort().join(", ") + " kept in 16 bits.";
+          format.value = "config";
+        } else if (opt) { opt.remove(); if (format.value === "config") format.value = "fp16" in bitsOf ? "fp16" : format.options[0].value; }
         if (!old) { old = el("option", { value: "custom" }); model.insertBefore(old, model.firstChild); }
         old.textContent = "Your model (pasted config): " + fmt(r.params_total_b, 1) + "B";
         model.value = "custom";
@@ -334,11 +494,14 @@
       field("Price per device-hour, USD (optional)", price), field("Electricity per kWh, USD (optional)", kwh)]);
     var devMem = optional("calc-dev-mem", "GB", "dev_mem"), devBw = optional("calc-dev-bw", "GB/s", "dev_bw");
     var devTflops = optional("calc-dev-tflops", "TFLOPS", "dev_tflops"), devWatts = optional("calc-dev-watts", "W", "dev_w");
+    var devUnified = el("input", { id: "calc-dev-unified", type: "checkbox" });
+    if (q.get("dev_unified") === "1") devUnified.checked = true;
     var own = el("details", { class: "atlas-calc__own", id: "calc-own" }, [
       el("summary", { text: "A device not in the list? Type its figures" }),
       el("p", { text: "Memory and memory bandwidth are enough for fit and decode; dense 16-bit tensor TFLOPS add the prefill ceiling and board power adds tokens per joule. Your device is the first row of the table." }),
       el("div", { class: "atlas-calc__form" }, [field("Memory, GB", devMem), field("Memory bandwidth, GB/s", devBw),
-        field("Dense FP16 TFLOPS (optional)", devTflops), field("Board power, W (optional)", devWatts)])]);
+        field("Dense FP16 TFLOPS (optional)", devTflops), field("Board power, W (optional)", devWatts),
+        el("label", { class: "atlas-calc__field atlas-calc__check" }, [devUnified, el("span", { text: "Unified memory (Apple silicon, Ryzen AI Max, DGX Spark): the GPU may use " + Math.round((data.unified_share || 0.75) * 100) + "% by default" })])])]);
     if (q.get("dev_mem") || q.get("dev_bw")) own.open = true;
     var message = el("p", { class: "atlas-calc__error", role: "alert" });
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
@@ -347,7 +510,8 @@
     var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Find a model", modelFind), modelNames, field("Model", model), field("Weight format", format), field("Bits per weight", bits),
-      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits), field("Devices", where)]), costBox, paste, own, meaning, message, summary,
+      field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits), field("Devices", where),
+      field("How many you have", owned)]), costBox, paste, own, meaning, message, summary,
       legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 
     function update() {
@@ -361,6 +525,8 @@
         var b = number(bits.value, "Bits per weight", data.limits.bits);
         var t = number(context.value, "Tokens per sequence", data.limits.tokens);
         var s = number(seqs.value, "Sequences at once", data.limits.sequences);
+        var nOwned = number(owned.value, "How many you have", data.limits.devices);
+        if (!Number.isInteger(nOwned)) throw new Error("How many you have must be a whole number");
         if (!Number.isInteger(t) || !Number.isInteger(s)) throw new Error("Tokens and sequences must be whole numbers");
         if (m.context_length && t > m.context_length) throw new Error(t.toLocaleString("en") + " tokens is more than " + m.title + "\u2019s context length of " + m.context_length.toLocaleString("en"));
         var kb = Number(kvBits.value);
@@ -370,20 +536,32 @@
         var tf = maybe(devTflops, "Your device's TFLOPS", [0.001, 1000000]), w = maybe(devWatts, "Your device's board power", [0.1, 1000000]);
         if ((mem === null) !== (bw === null) || ((tf !== null || w !== null) && mem === null))
           throw new Error("Your device needs both its memory (GB) and its memory bandwidth (GB/s)");
-        if (mem !== null) mine = { id: "custom", title: "Your device", memory_gb: mem, bandwidth_gbs: bw, tflops: tf ? { fp16: tf } : {}, tdp_w: w, url: null };
+        if (mem !== null) mine = { id: "custom", title: "Your device", memory_gb: mem, bandwidth_gbs: bw, tflops: tf ? { fp16: tf } : {}, tdp_w: w, url: null,
+                                   gpu_default_gb: devUnified.checked ? Math.round(mem * (data.unified_share || 0.75) * 1000) / 1000 : null,
+                                   max_devices: devUnified.checked ? 1 : 8, unified: devUnified.checked };  // calc.custom_device
         var host = data.host_bandwidth_gbs;
-        var base = estimate(m, null, b, t, s, kb, data.overhead, host);
-        summary.textContent = "Needs " + fmt(base.total_gb, 1) + " GB: weights " + fmt(base.weights_gb, 1) + " GB + KV cache " + fmt(base.kv_gb, 1) + " GB + overhead " + fmt(base.overhead_gb, 1) + " GB.";
+        // The precision: a format's bits and the parts it keeps otherwise; a pasted config's own quantization; or typed bits for every part.
+        var prec = format.value === "custom" ? { bits: b, parts: {} } : format.value === "config" && m.id === "custom" && pastedPrecision ? pastedPrecision
+          : { bits: b, parts: partsOf[format.value] || {} };
+        var base = estimate(m, null, prec, t, s, kb, data.overhead, host);
+        summary.textContent = "Needs " + fmt(base.total_gb, 1) + " GB: weights " + fmt(base.weights_gb, 1) + " GB + KV cache " + fmt(base.kv_gb, 1) + " GB + overhead " + fmt(base.overhead_gb, 1) + " GB." +
+          (base.read_gb !== null ? " Each decoded token reads " + fmt(base.read_gb, 2) + " GB of weights" + (s > 1 ? " for one sequence alone" : "") + "." : "");
+        if (m.parts) {
+          var byPart = m.parts.map(function (x) { return (PART_LABELS[x[0]] || x[0]) + " " + fmt(x[1], 2) + "B at " + bitsOf(prec, x[0]) + " bits = " + fmt(x[1] * bitsOf(prec, x[0]) / 8, 2) + " GB"; });
+          summary.appendChild(el("span", { class: "atlas-calc__parts", text: "By part: " + byPart.join("; ") + "." }));
+        }
         var head = el("tr", {}, ["Device", "Memory", "Fits?", "Decode max (per sequence" + (s > 1 ? ", and all " + s.toLocaleString("en") : "") + ")", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
         var body = el("tbody");
         var said = {};
         function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
+        if (m.parts_note) note(m.title + ": " + m.parts_note + ".");
         var only = format.value === "custom" ? null : runsOn[format.value], leftOut = 0;
         var runsHere = function (d) { var ok = !only || !d.platform || only.indexOf(d.platform) >= 0; if (!ok) leftOut++; return ok; };
-        var rows = (mine ? [mine] : []).concat(data.devices.filter(function (d) { return (!where.value || d.segment === where.value) && runsHere(d); }).sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
-          .map(function (d) {
-            var e = estimate(m, d, b, t, s, kb, data.overhead, host);
-            return { d: d, e: e, c: cost(e, s === 1 ? e : estimate(m, d, b, t, 1, kb, data.overhead, host), d, hourly, perKwh) };
+        var rows0 = (mine ? [mine] : []).concat(data.devices.filter(function (d) { return (!where.value || d.segment === where.value) && runsHere(d); }).sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
+        var rows = rows0.map(function (d) {
+            var n = Math.min(nOwned, d.max_devices || 8);  // a Mac or a laptop is one machine
+            var e = estimate(m, d, prec, t, s, kb, data.overhead, host, n);
+            return { d: d, e: e, c: cost(e, s === 1 ? e : estimate(m, d, prec, t, 1, kb, data.overhead, host, n), d, hourly, perKwh) };
           });
         // The bars under each decode figure share one scale: the fastest ceiling in the table.
         var top = Math.max.apply(null, rows.map(function (r) { return r.e.decode_tps || r.e.split_decode_tps || 0; }));
@@ -406,11 +584,13 @@
         function listed(names) { return names.length < 2 ? names.join("") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1]; }
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
-          var fitsText = e.fits === null ? "memory unknown" : (e.fits ? "yes" : e.can_split ? "no: needs " + e.devices_needed : "no");
+          var fitsText = e.fits === null ? "memory unknown" : (e.fits ? (e.devices > 1 ? "yes, on your " + e.devices : "yes")
+            : e.can_split ? (e.devices > 1 ? "no: needs " + e.devices_needed + ", you have " + e.devices : "no: needs " + e.devices_needed) : "no");
           var decodeText = e.decode_tps ? fmt(e.decode_tps, e.decode_tps < 10 ? 1 : 0) + " tok/s" +
               (s > 1 ? " each, " + fmt(e.decode_total_tps, 0) + " in total" : "") + (e.decode_bound === "compute" ? " (compute-bound)" : "")
-            : e.split_decode_tps ? fmt(e.split_decode_tps, 0) + " tok/s on " + e.devices_needed + " (split)"
+            : e.split_decode_tps ? fmt(e.split_decode_tps, 0) + " tok/s" + (s > 1 ? " each, " + fmt(e.split_decode_total_tps, 0) + " in total," : "") + " on " + e.devices_needed + " (split)"
             : (d.bandwidth_gbs ? "\u2014" : "no bandwidth figure");
+          if (e.fits && e.devices > 1) note(d.title + ": yes, on your " + e.devices + ": each holds " + fmt(e.total_gb / e.devices, 1) + " GB of the " + fmt(e.total_gb, 1) + " GB, split by tensor parallelism; the speeds are over all " + e.devices + ", before the traffic between them.");
           if (e.decode_bound === "compute")
             note(d.title + ": at " + s.toLocaleString("en") + " sequences its tensor rate, not its memory bandwidth, sets the decode ceiling (2 FLOP per active parameter per token).");
           if (d.bandwidth_gbs && s > 1 && m.active_b !== m.params_b && !(m.experts_total && m.experts_active))
@@ -422,8 +602,10 @@
                    (e.split_decode_tps ? ": decode at most " + fmt(e.split_decode_tps, 0) + " tok/s before the traffic between them (a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe)" : "")
                  : maxD === 1 ? " It is one machine, and " + e.devices_needed + " of them for one model is no usual setup: a smaller format, a shorter context or a larger machine"
                  : " It would take " + e.devices_needed + ", more than one " + maxD + "-device server: a smaller format or a larger device") +
-                 (e.offload_decode_tps ? "; or keep " + d.memory_gb + " GB on the card and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
-                   " GB/s, two DDR5-4800 channels): at most " + fmt(e.offload_decode_tps, 1) + " tok/s" : "") + ".");
+                 (e.offload_decode_tps ? "; or keep " + fmt((d.gpu_default_gb || d.memory_gb) * e.devices, 1) + " GB on " + (e.devices > 1 ? "your " + e.devices : "the card") + " and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
+                   " GB/s, two DDR5-4800 channels; each step reads it once for all sequences): at most " + fmt(e.offload_decode_tps, 1) + " tok/s" +
+                   (s > 1 ? " each, " + fmt(e.offload_decode_total_tps, 0) + " in total" : "") : "") +
+                 (e.better ? ". Per device, " + (e.better === "split" ? "splitting" : "offloading") + " gives more tokens, so it is the cheaper" : "") + ".");
           }
           if (d.platform === "apple" && !d.gpu_default_gb && d.memory_gb) lack("The GPU\u2019s default share of memory has not been published for ", ", so fit is judged against all of it; on Macs that have been read, macOS lets the GPU use two thirds to 84% by default (see the unified memory entry).", d.title);
           if (d.gpu_default_gb) note(d.title + ": macOS lets the GPU use " + d.gpu_default_gb + " GB of its " + d.memory_gb + " GB by default (Metal\u2019s recommended working set, as users have read it); fit is judged against that. Raising iogpu.wired_limit_mb gives the GPU more.");
@@ -490,18 +672,21 @@
         var url = new URL(location.href);
         if (m.id === "custom") url.searchParams.delete("model"); else url.searchParams.set("model", m.id);  // a pasted config stays in the page
         url.searchParams.set("context", t); url.searchParams.set("n", s);
+        if (nOwned > 1) url.searchParams.set("devices", nOwned); else url.searchParams.delete("devices");
+        if (devUnified.checked) url.searchParams.set("dev_unified", "1"); else url.searchParams.delete("dev_unified");
         if (where.value) url.searchParams.set("where", where.value); else url.searchParams.delete("where");
         [["price", hourly], ["kwh", perKwh], ["dev_mem", mem], ["dev_bw", bw], ["dev_tflops", tf], ["dev_w", w]].forEach(function (kv) {
           if (kv[1] === null) url.searchParams.delete(kv[0]); else url.searchParams.set(kv[0], kv[1]);
         });
         if (format.value === "custom") { url.searchParams.set("bits", b); url.searchParams.delete("format"); }
+        else if (format.value === "config") { url.searchParams.delete("format"); url.searchParams.delete("bits"); }
         else { url.searchParams.set("format", format.value); url.searchParams.delete("bits"); }
         history.replaceState(null, "", url.href);
       } catch (err) {
         message.textContent = err.message;
       }
     }
-    [model, format, bits, context, seqs, kvBits, where, price, kwh, devMem, devBw, devTflops, devWatts].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
+    [model, format, bits, context, seqs, owned, kvBits, where, price, kwh, devMem, devBw, devTflops, devWatts, devUnified].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
     pasteBox.addEventListener("input", function () { try { readPaste(); update(); } catch (e) { /* the message says what is wrong */ } });
     update();
   }

@@ -15,7 +15,6 @@ def cmd_fit(args) -> int:
         HOST_BANDWIDTH_GBS,
         MEASURED_BITS,
         CalcError,
-        bits_for,
         cost,
         custom_device,
         device_spec,
@@ -24,6 +23,7 @@ def cmd_fit(args) -> int:
         measured_for,
         model_spec,
         pick,
+        precision_for,
         prefill_for,
         runs,
         sized_devices,
@@ -45,13 +45,22 @@ def cmd_fit(args) -> int:
             reading = read_text(path.read_text(encoding="utf-8", errors="replace"), name=f"{path.name} (your model)")
             model = reading.spec
         else:
-            model = model_spec(pick(atlas, args.model, "model"))
-        bits, label = bits_for(atlas, args.format, args.bits)
+            entry = pick(atlas, args.model, "model")
+            model = model_spec(entry)
+        # The format the reader names; else a pasted config's own quantization_config, else the
+        # checkpoint the developer released (gpt-oss: MXFP4 experts beside BF16), else FP16.
+        released = None
+        if args.format is None and args.bits is None:
+            released = reading.precision if reading else (((entry.get("specs") or {}).get("checkpoint_format") or {}).get("value"))
+        prec = released if reading and released else precision_for(atlas, released or args.format, args.bits)
+        bits, label = prec.bits, prec.label
+        if args.devices < 1 or args.devices > 64:
+            raise CalcError(f"--devices {args.devices}: give how many you have, from 1 to 64")
         own = None
-        if args.memory is not None or args.bandwidth is not None or args.tflops is not None or args.watts is not None:
+        if args.memory is not None or args.bandwidth is not None or args.tflops is not None or args.watts is not None or args.unified:
             if args.memory is None or args.bandwidth is None:
-                raise CalcError("a device of your own needs both --memory GB and --bandwidth GB/s (--tflops and --watts are optional)")
-            own = custom_device(args.memory, args.bandwidth, args.tflops, args.watts)
+                raise CalcError("a device of your own needs both --memory GB and --bandwidth GB/s (--tflops, --watts and --unified are optional)")
+            own = custom_device(args.memory, args.bandwidth, args.tflops, args.watts, unified=args.unified)
         if args.where and (args.device or own):
             raise CalcError("--where picks from the atlas's devices; leave it out when you name devices or give your own")
         # Every device with a memory figure, grouped as the calculator groups them (render/labels.SEGMENTS),
@@ -66,9 +75,12 @@ def cmd_fit(args) -> int:
             raise CalcError(f"{label} runs on {_platforms(only)}, not on {', '.join(_plain(d.title) for d in elsewhere)}: "
                             "pick a format it runs (--format q4_k_m, fp16, ...) or give --bits")
         devices = ([own] if own else []) + [d for d in devices if runs(d, only)]
-        rows = [(d, estimate(model, d, bits, args.context, args.concurrency, args.kv_bits, args.overhead)) for d in devices]
+        n = {d.id: min(args.devices, d.max_devices) for d in devices}  # a Mac or a laptop is one machine
+        rows = [(d, estimate(model, d, prec, args.context, args.concurrency, args.kv_bits, args.overhead, devices=n[d.id]))
+                for d in devices]
         costs = {d.id: cost(e, d, args.price_per_hour, args.kwh_price,
-                            single=e if args.concurrency == 1 else estimate(model, d, bits, args.context, 1, args.kv_bits, args.overhead))
+                            single=e if args.concurrency == 1 else estimate(model, d, prec, args.context, 1, args.kv_bits,
+                                                                            args.overhead, devices=n[d.id]))
                  for d, e in rows}
     except CalcError as exc:
         print(f"atlas fit: {exc}", file=sys.stderr)
@@ -90,13 +102,17 @@ def cmd_fit(args) -> int:
                   "params_active_b": round(reading.params_active_b, 3), "attention": model.attention,
                   "used": reading.used, "missing": reading.missing} if reading else None)
         _print_json({"model": model.id, "format": label, "bits_per_weight": bits, "context": args.context,
+                     "format_parts": dict(prec.parts) or None, "format_note": prec.note, "released": bool(released),
+                     "devices_owned": args.devices,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
                      "price_per_hour": args.price_per_hour, "kwh_price": args.kwh_price,
                      "where": args.where, "runs_on": list(only) if only else None, "left_out": [d.id for d in elsewhere],
                      "devices": [with_measured(d, e) for d, e in rows]})
         return EXIT_OK
     first = rows[0][1] if rows else None
-    print(f"{model.title} in {label}: {args.concurrency} x {args.context:,} tokens, KV cache in {args.kv_bits:g}-bit")
+    print(f"{model.title} in {label}" + (" (as released)" if released else "") +
+          f": {args.concurrency} x {args.context:,} tokens, KV cache in {args.kv_bits:g}-bit"
+          + (f", on {args.devices} of each device" if args.devices > 1 else ""))
     if reading:
         active = f", {reading.params_active_b:,.2f}B active" if model.active_b != model.params_b else ""
         print(f"  counted from the config: {reading.params_total_b:,.2f}B parameters{active}, {model.layers} layers, "
@@ -106,7 +122,13 @@ def cmd_fit(args) -> int:
             print(f"  not in the config: {m}")
     if first:
         print(f"  weights {first.weights_gb:.1f} GB + KV cache {first.kv_gb:.1f} GB + overhead {first.overhead_gb:.1f} GB"
-              f" = {first.total_gb:.1f} GB")
+              f" = {first.total_gb:.1f} GB; a decoded token reads {first.read_gb:.2f} GB of weights" if first.read_gb else "")
+        if first.parts:
+            print("  by part: " + "; ".join(f"{name} {b:,.2f}B at {bits_:g} bits = {gb:,.2f} GB" for name, b, bits_, gb in first.parts))
+        if prec.note:
+            print(f"  {_plain(prec.note)}")
+        if first.parts_note:
+            print(f"  {_plain(model.title)}: {_plain(first.parts_note)}.")
     many = args.concurrency > 1
     print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12}" + (f" {'all ' + str(args.concurrency):>14}" if many else "")
           + f" {'prefill max':>13}")
@@ -118,11 +140,17 @@ def cmd_fit(args) -> int:
             group = segment[d.id]
             print(f"  {VALUE_LABELS.get(group, group)}:")
         mem = f"{e.memory_gb:g} GB" if e.memory_gb else "-"
-        fits = "-" if e.fits is None else ("yes" if e.fits else f"{e.devices_needed} x" if e.can_split else "no")
-        dec = f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else ("see below" if e.fits is False else "-")
+        fits = "-" if e.fits is None else (("yes" if e.devices == 1 else f"yes, {e.devices}") if e.fits
+                                            else f"{e.devices_needed} x" if e.can_split else "no")
+        dec = (f"{e.decode_tps:,.0f} tok/s" if e.decode_tps else f"{e.split_decode_tps:,.0f} on {e.devices_needed}" if e.split_decode_tps
+               else ("see below" if e.fits is False else "-"))
         pre = (f"{e.prefill_tps:,.0f} tok/s" + ("" if e.prefill_precision in ("fp16", "bf16") else f" ({e.prefill_precision.upper()})")
                if e.prefill_tps else "-")
-        total = (f"{e.decode_total_tps:,.0f} tok/s" + ("*" if e.decode_bound == "compute" else "")) if e.decode_total_tps else "-"
+        total = ((f"{e.decode_total_tps:,.0f} tok/s" + ("*" if e.decode_bound == "compute" else "")) if e.decode_total_tps
+                 else f"{e.split_decode_total_tps:,.0f} on {e.devices_needed}" if e.split_decode_total_tps else "-")
+        if e.fits and e.devices > 1:
+            notes.append(f"  {_plain(d.title)}: yes, on your {e.devices}: each holds {e.total_gb / e.devices:.1f} GB of the "
+                         f"{e.total_gb:.1f} GB, split by tensor parallelism; the speeds are over all {e.devices}, before the traffic between them.")
         print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12}" + (f" {total:>14}" if many else "") + f" {pre:>13}")
         if e.decode_bound == "compute":
             notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
@@ -134,8 +162,9 @@ def cmd_fit(args) -> int:
                 line += (f" Split over {e.devices_needed} of them with an engine that does tensor parallelism (vLLM, SGLang,"
                          " TensorRT-LLM) or a layer split (llama.cpp, ExLlama)")
                 if e.split_decode_tps:
-                    line += (f": decode at most {e.split_decode_tps:,.0f} tok/s before the traffic between the cards "
-                             "(a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe)")
+                    line += (f": decode at most {e.split_decode_tps:,.0f} tok/s per sequence"
+                             + (f", {e.split_decode_total_tps:,.0f} in total" if e.sequences > 1 else "")
+                             + " before the traffic between the cards (a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe)")
             elif d.max_devices == 1:
                 line += (f" It is one machine, and {e.devices_needed} of them for one model is no usual setup: "
                          "a smaller format, a shorter context or a larger machine")
@@ -143,8 +172,12 @@ def cmd_fit(args) -> int:
                 line += (f" It would take {e.devices_needed}, more than one {d.max_devices}-device server: "
                          "a smaller format or a larger device")
             if e.offload_decode_tps:
-                line += (f"; or keep {e.memory_gb:g} GB on the card and offload {e.offload_gb:.1f} GB to system memory "
-                         f"(read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 channels): at most {e.offload_decode_tps:,.1f} tok/s")
+                held = (d.gpu_default_gb or e.memory_gb) * e.devices
+                line += (f"; or keep {held:g} GB on {'the card' if e.devices == 1 else f'your {e.devices}'} and offload {e.offload_gb:.1f} GB to system memory "
+                         f"(read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 channels; each step reads it once for all sequences): at most "
+                         f"{e.offload_decode_tps:,.1f} tok/s per sequence" + (f", {e.offload_decode_total_tps:,.0f} in total" if e.sequences > 1 else ""))
+                if e.better:
+                    line += (f". Per device, {'splitting' if e.better == 'split' else 'offloading'} gives more tokens, so it is the cheaper")
             notes.append(line + ".")
         if d.platform == "apple" and not d.gpu_default_gb and d.memory_gb:
             unknown.setdefault(UNREAD_SHARE, []).append(_plain(d.title))

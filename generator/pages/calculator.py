@@ -17,12 +17,16 @@ def calculator_data(atlas: Atlas) -> dict:
     """What the calculator page needs: model and device figures, and formats' bits."""
     from generator.knowledge.calc import (
         HOST_BANDWIDTH_GBS,
+        LIMITS,
         OVERHEAD_FRACTION,
+        UNIFIED_SHARE,
         device_spec,
         model_spec,
     )
 
     models = []
+    ids = {o["label"].casefold(): o["id"] for g in format_groups(atlas) for o in g["options"]}
+    ids.update({n.casefold(): ids[e.title.casefold()] for e in atlas.of_kind("term") if e.title.casefold() in ids for n in (e.id, *e.aliases)})
     for e in atlas.of_kind("model"):
         m = model_spec(e)
         models.append({"id": m.id, "title": m.title, "params_b": m.params_b, "active_b": m.active_b, "layers": m.layers,
@@ -32,6 +36,9 @@ def calculator_data(atlas: Atlas) -> dict:
                        "kv_bytes_16": m.kv_bytes_16, "sliding_window": m.sliding_window, "sliding_layers": m.sliding_layers,
                        "linear_heads": m.linear_heads, "linear_key_dim": m.linear_key_dim, "linear_value_dim": m.linear_value_dim,
                        "experts_total": m.experts_total, "experts_active": m.experts_active,
+                       "linear_key_heads": m.linear_key_heads, "linear_conv": m.linear_conv,
+                       "parts": [[x.name, x.params_b, x.active_b] for x in m.parts] if m.parts else None,
+                       "parts_note": m.parts_note, "checkpoint_format": _released(e, ids),
                        "developer": e.get("developer") or "Other", "aliases": list(e.aliases),
                        "url": "../" + e.url.strip("/") + "/"})
     devices = []
@@ -46,7 +53,15 @@ def calculator_data(atlas: Atlas) -> dict:
     return {"models": models, "devices": devices, "segments": [[s, label(s)] for s in SEGMENTS], "platforms": PLATFORMS, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
             "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),
             "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
-            "limits": {"tokens": [1, 10_000_000], "sequences": [1, 100_000], "bits": [1, 32], "kv_bits": [2, 32]}}
+            "unified_share": UNIFIED_SHARE,
+            "limits": {"tokens": list(LIMITS["tokens"]), "sequences": list(LIMITS["sequences"]), "bits": [1, 32], "kv_bits": [2, 32],
+                       "devices": list(LIMITS["devices"])}}
+
+
+def _released(e, ids: dict[str, str]) -> str | None:
+    """The format option of the model's released checkpoint (its checkpoint_format), if the calculator lists it."""
+    name = ((e.get("specs") or {}).get("checkpoint_format") or {}).get("value")
+    return ids.get(name.casefold()) if name else None
 
 
 def _calculator_measured(atlas: Atlas) -> dict:
@@ -88,7 +103,9 @@ def format_groups(atlas: Atlas) -> list[dict]:
     for e in atlas.of_kind("term"):
         options, seen = [], set(own - {e.title.casefold()})
         if e.get("bits_per_weight"):
-            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short})
+            pb = e.get("part_bits") or {}
+            options.append({"id": e.id, "label": e.title, "bits": float(e.get("bits_per_weight")["value"]), "meaning": e.short,
+                            "parts": dict(pb["value"]) if pb.get("value") else None, "parts_note": pb.get("note")})
             seen.add(e.title.casefold())
         for var in e.get("variants") or ():
             if var.get("scope", "model") != "model":  # a level for one part (EXL2's output head) is no whole-model format
@@ -98,7 +115,8 @@ def format_groups(atlas: Atlas) -> list[dict]:
                 continue
             seen.add(key)
             options.append({"id": re.sub(r"[^a-z0-9]+", "_", key).strip("_"), "label": var["name"],
-                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant"})
+                            "bits": float(var["bits_per_weight"]), "meaning": f"a {e.title} variant",
+                            "parts": dict(var["parts"]) if var.get("parts") else None, "parts_note": var.get("parts_note")})
         if options:
             groups.append({"family": e.title, "options": sorted(options, key=lambda o: -o["bits"]),
                            "runs_on": list((e.get("runs_on") or {}).get("value") or ()) or None})  # as calc.format_platforms
