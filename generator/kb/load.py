@@ -232,9 +232,9 @@ def parse(text_or_bytes: str | bytes, path: str, kind: str) -> tuple[Document | 
         return None, [Finding(path, m.line + 1, m.column + 1, exc.message)]
     except RecursionError:
         return None, [Finding(path, 1, 1, "YAML nesting is too deep")]
-    if kind == "comparisons":
+    if kind in ("comparisons", "engine-logs"):
         if not isinstance(doc.data, list):
-            return None, [Finding(path, 1, 1, "comparisons.yaml must be a list of {a, b, summary} items")]
+            return None, [Finding(path, 1, 1, f"{kind}.yaml must be a list of items, each a mapping")]
     elif not isinstance(doc.data, dict):
         return None, [Finding(path, 1, 1, f"top level must be a mapping of keys to values, not a {type(doc.data).__name__}")]
     return doc, []
@@ -293,6 +293,7 @@ def entry_files(root: Path) -> list[tuple[Path, str, str, bool | None]]:
         files.append((root / "glossary/sources.yaml", "sources", "glossary/sources.yaml", None))
     files += [(p, "sources", rel, link) for p, rel, link in _listed(root, "glossary/sources")]
     for rel, kind in (("glossary/categories.yaml", "categories"), ("glossary/comparisons.yaml", "comparisons"),
+                      ("glossary/engine-logs.yaml", "engine-logs"),
                       ("graph/relations.yaml", "relations")):
         if (root / rel).exists():
             files.append((root / rel, kind, rel, None))

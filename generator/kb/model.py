@@ -160,6 +160,7 @@ class Atlas:
     categories: Mapping[str, Category]
     relation_types: Mapping[str, RelationType]
     comparisons: tuple[tuple[str, str, str], ...] = ()  # (engine a, engine b, summary)
+    engine_logs: tuple["EngineLog", ...] = ()  # glossary/engine-logs.yaml: what engines allocated, to check the calculator
     measurements: Mapping[str, Measurement] = field(default_factory=lambda: MappingProxyType({}))  # source id -> record
 
     def measured(self, model: str | None = None, hardware: str | None = None) -> list[Measurement]:
@@ -275,6 +276,38 @@ def measurement_from(doc: Document) -> tuple[Measurement, str]:
     return m, str(d["model"].get("title") or m.model)
 
 
+@dataclass(frozen=True)
+class EngineLog:
+    """A public engine log of what the engine allocated for a model (glossary/engine-logs.yaml)."""
+
+    id: str
+    url: str
+    engine: str
+    model: str
+    lines: str
+    path: str
+    via: str | None = None
+    version: str | None = None
+    model_note: str | None = None
+    format: str | None = None
+    cells: int | None = None
+    swa_cells: int | None = None
+    kv_layers: int | None = None
+    swa_layers: int | None = None
+    sequences: int | None = None
+    kv_type: str | None = None
+    kv_type_k: str | None = None
+    kv_type_v: str | None = None
+    tp: int = 1
+    kv_mib: float | None = None
+    kv_gib: float | None = None
+    kv_tokens: int | None = None
+    weights_gib: float | None = None
+    weights_per_gpu: bool | None = None
+    differs: str | None = None
+    note: str | None = None
+
+
 def build_model(docs: list[Document]) -> Atlas:
     """Turn validated documents into the model. Assumes validation has passed."""
     entries: dict[str, Entry] = {}
@@ -282,6 +315,7 @@ def build_model(docs: list[Document]) -> Atlas:
     categories: dict[str, Category] = {}
     relation_types: dict[str, RelationType] = {}
     comparisons: list[tuple[str, str, str]] = []
+    engine_logs: list[EngineLog] = []
     measurements: dict[str, Measurement] = {}
     for doc in docs:
         if doc.kind == "measurement":
@@ -296,6 +330,9 @@ def build_model(docs: list[Document]) -> Atlas:
                 categories[cid] = Category(id=cid, title=c["title"], short=" ".join(c["short"].split()), body=c.get("body", ""))
         elif doc.kind == "comparisons":
             comparisons += [(c["a"], c["b"], " ".join(c["summary"].split())) for c in doc.data]
+        elif doc.kind == "engine-logs":
+            engine_logs += [EngineLog(path=doc.path, **{k: v for k, v in c.items() if v is not None or k in ("tp",)} | {"tp": c.get("tp") or 1})
+                            for c in doc.data]
         elif doc.kind == "relations":
             for name, r in doc.data["relations"].items():
                 relation_types[name] = RelationType(
@@ -312,5 +349,6 @@ def build_model(docs: list[Document]) -> Atlas:
         categories=MappingProxyType(categories),
         relation_types=MappingProxyType(relation_types),
         comparisons=tuple(comparisons),
+        engine_logs=tuple(engine_logs),
         measurements=MappingProxyType(dict(sorted(measurements.items(), key=lambda kv: (kv[1].date, kv[0])))),
     )

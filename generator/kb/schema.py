@@ -19,7 +19,8 @@ from generator.kb.findings import Finding, did_you_mean
 from generator.kb.load import Document
 
 SCHEMA_FOR = {"term": "term", "engine": "engine", "hardware": "hardware", "model": "model", "guide": "guide",
-              "sources": "source", "categories": "category", "relations": "relations", "comparisons": "comparison"}
+              "sources": "source", "categories": "category", "relations": "relations", "comparisons": "comparison",
+              "engine-logs": "engine-log"}
 
 
 SHORT_LIMIT = 200

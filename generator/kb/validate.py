@@ -360,6 +360,26 @@ def check_guide(doc: Document, index: _Index) -> list[Finding]:
     return out
 
 
+def check_engine_logs(doc: Document, index: _Index) -> list[Finding]:
+    """Each engine log names a model entry, once under its id."""
+    out: list[Finding] = []
+    seen: set[str] = set()
+    for i, item in enumerate(doc.data):
+        if not isinstance(item, dict):
+            continue
+        problem = _ref(doc, (i, "model"), item.get("model"), index, "model")
+        if problem:
+            out.append(problem)
+        elif isinstance(item.get("model"), str) and index.kind_of(item["model"]) != "model":
+            line, col = doc.loc(i, "model")
+            out.append(Finding(doc.path, line, col, f"'{item['model']}' is a {index.kind_of(item['model'])}; an engine log names a model"))
+        if item.get("id") in seen:
+            line, col = doc.loc(i, "id")
+            out.append(Finding(doc.path, line, col, f"engine log id '{item['id']}' is used twice"))
+        seen.add(item.get("id"))
+    return out
+
+
 def check_comparisons(doc: Document, index: _Index) -> list[Finding]:
     out: list[Finding] = []
     for i, item in enumerate(doc.data):
@@ -448,6 +468,8 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
         for doc in docs:
             if doc.kind == "comparisons":
                 out.extend(check_comparisons(doc, index))
+            if doc.kind == "engine-logs":
+                out.extend(check_engine_logs(doc, index))
         former: dict[str, Document] = {}
         for doc in index.entries.values():
             for i, old in enumerate(_list(doc.data, "former_ids")):

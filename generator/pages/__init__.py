@@ -3,9 +3,9 @@ source, redirect, comparison, fit and measured tables (on entry pages), calculat
 and handwritten pages. Each turns the model into Markdown. May import: figures, render,
 knowledge, kb, speed."""
 
-from generator.pages import calculator, category, changes, comparison, graph, index, redirect, source
+from generator.pages import calculator, category, changes, comparison, conformance, graph, index, redirect, source
 
-KINDS = (index, category, source, redirect, graph, calculator, comparison, changes)
+KINDS = (index, category, source, redirect, graph, calculator, comparison, changes, conformance)
 """Every page kind but the entry pages (one job each, pages.entry.page): each module's
 `pages(site)` returns its pages as {docs path: Markdown}. Adding a kind is a module and a
 line here."""

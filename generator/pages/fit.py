@@ -277,3 +277,52 @@ def reference_cost(page: Page, e: Entry, fit: _FitPairs) -> dict | None:
 
 KERNEL_NAMES = {"cudnn_attention": "cuDNN attention", "flash_attention": "FlashAttention",
                 "efficient_attention": "memory-efficient attention", "math": "PyTorch's math attention"}
+
+
+PART_CONTEXTS = (4096, 32768, 65536, 131072)
+"""Contexts of the model page's as-released table (those up to the model's own length)."""
+
+
+def parts_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
+    """'Sized part by part' on a model page: each part of the model (calc.parts) with its
+    parameters and the bits its released checkpoint keeps it at (FP16 where the entry names
+    no checkpoint format), the weights that makes, what one decoded token reads, and memory
+    and the decode ceiling for one sequence at a few contexts on the first device the entry
+    says it runs on."""
+    from generator.knowledge.calc import PART_LABELS, CalcError, device_spec, estimate, model_spec, precision_for
+
+    if e.kind != "model":
+        return None
+    m = model_spec(e)
+    fact = (e.get("specs") or {}).get("checkpoint_format")
+    try:
+        p = precision_for(atlas, fact["value"] if fact else "bf16", None)
+    except CalcError:
+        return None
+    try:
+        base = estimate(m, None, p, 1, 1)
+    except CalcError:
+        return None
+    rows = [{"part": PART_LABELS[x.name], "params": f"{x.params_b:,.3f}B", "bits": f"{p.of(x.name):g}",
+             "gb": f"{x.params_b * p.of(x.name) / 8:,.2f}", "read": f"{x.active_b * p.of(x.name) / 8:,.3f}"}
+            for x in (m.parts or ())]
+    device = next((atlas.entries[x] for rel, x in e.relations if rel == "runs_on"
+                   if x in atlas.entries and atlas.entries[x].kind == "hardware"
+                   and "bandwidth_gbs" in (atlas.entries[x].get("specs") or {})), None)
+    at = []
+    if device is not None:
+        d = device_spec(device)
+        for t in PART_CONTEXTS:
+            if m.context_length and t > m.context_length:
+                continue
+            try:
+                x = estimate(m, d, p, t, 1)
+            except CalcError:
+                continue
+            at.append({"tokens": f"{t:,}", "kv": f"{x.kv_per_sequence_gb:,.2f}", "total": f"{x.total_gb:,.1f}",
+                       "fits": x.fits, "decode": f"{x.decode_tps:,.0f}" if x.decode_tps else None})
+    return {"rows": rows, "format": p.label, "released": bool(fact), "cite": page.cite(fact["source"]) if fact else "",
+            "note": p.note, "weights": f"{base.weights_gb:,.2f}", "read": f"{base.read_gb:,.2f}" if base.read_gb else None,
+            "parts_note": m.parts_note, "device": page.a(device.id) if device is not None else None,
+            "device_gb": f"{device_spec(device).memory_gb:g}" if device is not None else None, "at": at,
+            "calc": page.to("calculator.md") + f"?model={e.id}"}

@@ -73,6 +73,8 @@ def precision_for(atlas: Atlas, fmt: str | None, bits: float | None) -> Precisio
         return uniform(check("bits", bits))
     table = precisions(atlas)
     key = (fmt or "fp16").casefold()
+    if key not in table and f"gguf {key}" in table:  # llama.cpp's own names: Q4_0 is GGUF Q4_0
+        key = f"gguf {key}"
     if key not in table:
         close = difflib.get_close_matches(key, list(table), n=3, cutoff=0.5)
         hint = f" — did you mean {', '.join(repr(c) for c in close)}?" if close else ""
