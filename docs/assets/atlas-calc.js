@@ -30,7 +30,7 @@
       var perLayer = m.linear_heads * m.linear_key_dim * m.linear_value_dim;  // ModelSpec.state_bytes: the recurrent state,
       if (m.linear_conv)  // and the short convolution's last kernel - 1 inputs over the query, key and value channels
         perLayer += (2 * (m.linear_key_heads || m.linear_heads) * m.linear_key_dim + m.linear_heads * m.linear_value_dim) * (m.linear_conv - 1);
-      grow += (m.layers - m.full_attention_layers) * perLayer * kvBits / 8;
+      grow += (m.linear_layers || m.layers - m.full_attention_layers) * perLayer * kvBits / 8;
     }
     return grow;
   }

@@ -36,7 +36,7 @@ def calculator_data(atlas: Atlas) -> dict:
                        "kv_bytes_16": m.kv_bytes_16, "sliding_window": m.sliding_window, "sliding_layers": m.sliding_layers,
                        "linear_heads": m.linear_heads, "linear_key_dim": m.linear_key_dim, "linear_value_dim": m.linear_value_dim,
                        "experts_total": m.experts_total, "experts_active": m.experts_active,
-                       "linear_key_heads": m.linear_key_heads, "linear_conv": m.linear_conv,
+                       "linear_key_heads": m.linear_key_heads, "linear_conv": m.linear_conv, "linear_layers": m.linear_layers,
                        "parts": [[x.name, x.params_b, x.active_b] for x in m.parts] if m.parts else None,
                        "parts_note": m.parts_note, "checkpoint_format": _released(e, ids),
                        "developer": e.get("developer") or "Other", "aliases": list(e.aliases),

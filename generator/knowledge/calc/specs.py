@@ -37,6 +37,7 @@ class ModelSpec:
     experts_active: int | None = None
     linear_key_heads: int | None = None  # hybrid: key heads, where fewer than the value heads (the conv state)
     linear_conv: int | None = None  # hybrid: the short convolution's kernel; it keeps kernel - 1 inputs per sequence
+    linear_layers: int | None = None  # hybrid: layers with a recurrent state, where fewer than all the others (Nemotron-H)
     parts: tuple[Part, ...] | None = None  # the parameter split (parts.split); None: one part at one precision
     parts_note: str | None = None  # what could not be split, in words, when the split is incomplete
 
@@ -68,7 +69,7 @@ class ModelSpec:
         if self.attention != "hybrid-linear" or not (self.full_attention_layers and self.linear_heads
                                                      and self.linear_key_dim and self.linear_value_dim):
             return 0.0
-        linear = self.layers - self.full_attention_layers
+        linear = self.linear_layers or self.layers - self.full_attention_layers
         per_layer = self.linear_heads * self.linear_key_dim * self.linear_value_dim
         if self.linear_conv:
             channels = 2 * (self.linear_key_heads or self.linear_heads) * self.linear_key_dim + self.linear_heads * self.linear_value_dim
@@ -207,7 +208,8 @@ def model_spec(e: Entry) -> ModelSpec:
                      kv_bytes_16=v("kv_bytes_per_token"), sliding_window=v("sliding_window"), sliding_layers=v("sliding_layers"),
                      linear_heads=v("linear_heads"), linear_key_dim=v("linear_key_dim"), linear_value_dim=v("linear_value_dim"),
                      experts_total=v("experts_total"), experts_active=v("experts_active"),
-                     linear_key_heads=v("linear_key_heads"), linear_conv=v("linear_conv_kernel"), parts=parts, parts_note=note)
+                     linear_key_heads=v("linear_key_heads"), linear_conv=v("linear_conv_kernel"), linear_layers=v("linear_layers"),
+                     parts=parts, parts_note=note)
 
 
 def device_spec(e: Entry) -> DeviceSpec:
