@@ -37,12 +37,12 @@
 
   /* A precision: bits of the parts a format quantizes, and of the parts it keeps otherwise (calc.parts.Precision). */
   function precision(p) { return typeof p === "number" ? { bits: p, parts: {} } : p; }
-  function bitsOf(p, part) { return p.parts && p.parts[part] !== undefined ? p.parts[part] : p.bits; }
+  function partBits(p, part) { return p.parts && p.parts[part] !== undefined ? p.parts[part] : p.bits; }
 
   /* Bytes of the weights in memory: every part at its precision (ModelSpec.weight_bytes). */
   function weightBytes(m, p) {
     if (!m.parts) return m.params_b * 1e9 * p.bits / 8;
-    return m.parts.reduce(function (s, x) { return s + x[1] * 1e9 * bitsOf(p, x[0]) / 8; }, 0);
+    return m.parts.reduce(function (s, x) { return s + x[1] * 1e9 * partBits(p, x[0]) / 8; }, 0);
   }
 
   /* Bytes of weights one step of `batch` sequences reads (ModelSpec.bytes_read): each part a
@@ -57,7 +57,7 @@
     }
     var out = 0;
     for (var i = 0; i < m.parts.length; i++) {
-      var x = m.parts[i], b = bitsOf(p, x[0]) / 8 * 1e9;
+      var x = m.parts[i], b = partBits(p, x[0]) / 8 * 1e9;
       if (x[0] === "experts" && batch > 1) {
         if (!(e && k)) return null;
         out += x[1] * (1 - Math.pow(1 - k / e, batch)) * b;
@@ -547,7 +547,7 @@
         summary.textContent = "Needs " + fmt(base.total_gb, 1) + " GB: weights " + fmt(base.weights_gb, 1) + " GB + KV cache " + fmt(base.kv_gb, 1) + " GB + overhead " + fmt(base.overhead_gb, 1) + " GB." +
           (base.read_gb !== null ? " Each decoded token reads " + fmt(base.read_gb, 2) + " GB of weights" + (s > 1 ? " for one sequence alone" : "") + "." : "");
         if (m.parts) {
-          var byPart = m.parts.map(function (x) { return (PART_LABELS[x[0]] || x[0]) + " " + fmt(x[1], 2) + "B at " + bitsOf(prec, x[0]) + " bits = " + fmt(x[1] * bitsOf(prec, x[0]) / 8, 2) + " GB"; });
+          var byPart = m.parts.map(function (x) { return (PART_LABELS[x[0]] || x[0]) + " " + fmt(x[1], 2) + "B at " + partBits(prec, x[0]) + " bits = " + fmt(x[1] * partBits(prec, x[0]) / 8, 2) + " GB"; });
           summary.appendChild(el("span", { class: "atlas-calc__parts", text: "By part: " + byPart.join("; ") + "." }));
         }
         var head = el("tr", {}, ["Device", "Memory", "Fits?", "Decode max (per sequence" + (s > 1 ? ", and all " + s.toLocaleString("en") : "") + ")", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
