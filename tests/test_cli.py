@@ -137,18 +137,21 @@ def test_terms_used_but_not_defined_fail_check_unless_allowed(tmp_path):
 
 def test_fit_prices_a_device_of_your_own_per_million_tokens():
     """A reader's own card (48 GB, 864 GB/s, 362 TFLOPS, 350 W) at $1 an hour: Llama 3.1 8B in
-    FP16 at 4,096 tokens decodes at most 864e9 / (16.06e9 + 536,870,912) = 52.06 tok/s, so a
-    million output tokens cost at least $1 / (52.06 x 3,600) x 10^6 = $5.34, and a joule buys 0.149 of them."""
+    FP16 at 4,096 tokens reads its head, attention and MLP whole and one row of its embedding table:
+    (128,256 x 4096 + 32 x (2 x 4096^2 + 2 x 4096 x 1024) + 32 x 3 x 4096 x 14,336 + 4096) x 2 bytes = 15.01e9,
+    so it decodes at most 864e9 / (15.01e9 + 536,870,912) = 55.58 tok/s, a million output tokens cost at
+    least $1 / (55.58 x 3,600) x 10^6 = $5.00, and a joule buys 0.159 of them."""
     out = run([ATLAS, "fit", "llama-3-1-8b", "--memory", "48", "--bandwidth", "864", "--tflops", "362", "--watts", "350",
                "--price-per-hour", "1", "--json"], cwd=REPO)
     assert out.returncode == 0, out.stderr
     (row,) = json.loads(out.stdout)["devices"]
     assert row["title"] == "Your device" and row["fits"] is True
-    tps = 864e9 / (8.03e9 * 2 + 131072 * 4096)
-    assert row["cost"]["output_usd_per_m"] == round(1 / (tps * 3600) * 1e6, 6) and 5.335 < row["cost"]["output_usd_per_m"] < 5.337
+    read = (128_256 * 4096 + 32 * (2 * 4096**2 + 2 * 4096 * 1024) + 32 * 3 * 4096 * 14_336 + 4096) * 2
+    tps = 864e9 / (read + 131072 * 4096)
+    assert row["cost"]["output_usd_per_m"] == round(1 / (tps * 3600) * 1e6, 6) and 4.99 < row["cost"]["output_usd_per_m"] < 5.01
     assert abs(row["cost"]["tokens_per_joule"] - tps / 350) < 1e-6
     text = run([ATLAS, "fit", "llama-3-1-8b", "--memory", "48", "--bandwidth", "864", "--price-per-hour", "1"], cwd=REPO).stdout
-    assert "Your device" in text and "$5.34" in text
+    assert "Your device" in text and "$5.00" in text
 
 
 def test_fit_refuses_half_a_device_and_bad_prices():

@@ -24,7 +24,7 @@ from generator.figures import diagrams
 from generator.kb.model import Atlas, Entry
 from generator.kb.text import esc
 from generator.knowledge.calc import NOT_ONE_DEVICE as EXCLUDED_CLASSES  # racks and product families
-from generator.knowledge.calc import CalcError, device_spec, estimate, formats, model_spec
+from generator.knowledge.calc import CalcError, device_spec, estimate, formats, model_spec, precisions
 from generator.knowledge.link import NO_LINKS_BELOW
 from generator.render.page import html_block, html_table
 
@@ -339,12 +339,13 @@ def decode_devices(atlas: Atlas, model: str = DECODE_MODEL, fmt: str = DECODE_FO
         return {}, []
     spec = model_spec(m)
     bits, label, bits_source = table[fmt]
+    precision = precisions(atlas)[fmt]  # each part at the bits the format keeps it at (Q4_K_M: the head at Q6_K)
     out = []
     for e in atlas.of_kind("hardware"):
         bw = _fact(e, "bandwidth_gbs")
         if not bw or bw["value"] <= 0 or e.get("class") in EXCLUDED_CLASSES:
             continue
-        est = estimate(spec, device_spec(e), bits, min(tokens, spec.context_length or tokens))
+        est = estimate(spec, device_spec(e), precision, min(tokens, spec.context_length or tokens))
         mem = _fact(e, "memory_gb")
         out.append({"entry": e, "bandwidth_gbs": float(bw["value"]), "bw_source": bw["source"],
                     "memory_gb": float(mem["value"]) if mem else None, "mem_source": mem["source"] if mem else None,
@@ -353,7 +354,7 @@ def decode_devices(atlas: Atlas, model: str = DECODE_MODEL, fmt: str = DECODE_FO
     params = _fact(m, "params_total_b")
     what = {"model": m, "label": label, "bits": bits, "tokens": tokens, "bits_source": bits_source,
             "params_source": params["source"] if params else None,
-            "read_gb": spec.active_b * bits / 8 + spec.kv_bytes(tokens, 16) / 1e9}
+            "read_gb": spec.bytes_read(precision, 1) / 1e9 + spec.kv_bytes(tokens, 16) / 1e9}
     return what, out
 
 
@@ -402,7 +403,7 @@ def decode_md(atlas: Atlas, page, level: int | None = 2) -> str:
     svg = (_decode_canvas(diagrams.WIDE, what, devices).svg(alt, "atlas-dg__wide")
            + _decode_canvas(diagrams.NARROW, what, devices).svg(alt, "atlas-dg__narrow"))
     caption = (f"<strong>{esc(title)}.</strong> Tokens per second for one sequence = memory bandwidth ÷ bytes read per "
-               f"token ({what['read_gb']:,.1f} GB: {what['bits']:.3g}-bit weights plus a {what['tokens']:,}-token KV cache). "
+               f"token ({what['read_gb']:,.1f} GB: the weights a token reads, each part at its {esc(what['label'])} bits, plus a {what['tokens']:,}-token KV cache). "
                "A ceiling, not a measurement; drawn at build time from the entries.")
     fig = (f'<figure class="atlas-dg atlas-dg--chart" id="fig-decode-ceiling-chart" data-chart="decode-ceiling">'
            f"{svg}<figcaption>{caption}</figcaption></figure>")

@@ -276,8 +276,6 @@ DESIGN_NEEDS = {
     "hybrid-linear": (("full_attention_layers", "linear_heads", "linear_key_dim", "linear_value_dim"),
                       "a hybrid's recurrent state needs how many layers keep full attention and the linear layers' heads and widths"),
     "mla": (("kv_lora_rank", "rope_head_dim"), "latent attention caches the latent (kv_lora_rank) and the RoPE key (rope_head_dim)"),
-    "gqa": (("kv_heads", "head_dim"), "the KV cache needs the KV heads and their width"),
-    "mha": (("kv_heads", "head_dim"), "the KV cache needs the KV heads and their width"),
 }
 """The figures each attention design's memory needs (calc.ModelSpec.kv_bytes): a model that
 declares the design without them is refused, so the calculator never drops a state quietly."""

@@ -32,8 +32,6 @@ def pages(site: Site) -> dict[str, str]:
     from generator.knowledge.calc.engines import KV_TOLERANCE, WEIGHTS_TOLERANCE
 
     atlas = site.atlas
-    if not atlas.engine_logs:
-        return {}
     page = Page(atlas, SRC)
     found = rows(atlas)
     done = sum(ok for *_, ok in found)

@@ -90,7 +90,7 @@ class _FitPairs:
     @classmethod
     def of(cls, atlas: Atlas) -> "_FitPairs":
         from generator.figures.charts import DECODE_FORMAT, DECODE_MODEL
-        from generator.knowledge.calc import device_spec, formats, model_spec, sized_devices
+        from generator.knowledge.calc import device_spec, formats, model_spec, precisions, sized_devices
         from generator.render.labels import SEGMENTS, VALUE_LABELS
 
         devices = sorted(sized_devices(atlas), key=lambda d: -d.get("specs")["memory_gb"]["value"])
@@ -102,8 +102,10 @@ class _FitPairs:
             by_size.append(_group(key, label, [x for x in models if low < specs[x.id].params_b <= high], lambda x: specs[x.id]))
             low = high
         m, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
+        # the reference model in its format part by part (Q4_K_M: the head at Q6_K), with the format's label and source
+        exact = precisions(atlas).get(DECODE_FORMAT)
         return cls(_fit_precisions(atlas), [g for g in by_segment if g.total], [g for g in by_size if g.total],
-                   (m, model_spec(m), *fmt) if m is not None and fmt is not None else None)
+                   (m, model_spec(m), exact, *fmt[1:]) if m is not None and fmt is not None else None)
 
 
 def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | None:
