@@ -123,7 +123,14 @@ def _kv_bytes(s: dict, tokens: int | None = None) -> float | None:
     window = 2 * local * v("kv_heads") * v("head_dim") * 2 * min(tokens, v("sliding_window")) if local and v("attention") != "mla" else 0
     state = 0
     if v("attention") == "hybrid-linear" and v("full_attention_layers") and v("linear_heads") and v("linear_key_dim") and v("linear_value_dim"):
-        state = (v("layers") - v("full_attention_layers")) * v("linear_heads") * v("linear_key_dim") * v("linear_value_dim") * 2
+        # every recurrent layer (Nemotron-H: only its Mamba layers, not its MLP-only ones) keeps
+        # heads x key x value, plus the convolution's last kernel - 1 inputs over q, k and v
+        recurrent = v("linear_layers") or v("layers") - v("full_attention_layers")
+        conv = 0
+        if v("linear_conv_kernel"):
+            k_heads = v("linear_key_heads") or v("linear_heads")
+            conv = (2 * k_heads * v("linear_key_dim") + v("linear_heads") * v("linear_value_dim")) * (v("linear_conv_kernel") - 1)
+        state = recurrent * (v("linear_heads") * v("linear_key_dim") * v("linear_value_dim") + conv) * 2
     return grow * tokens + window + state
 
 

@@ -14,7 +14,8 @@ The rooms, one job each: `limits` (what input is accepted), `parts` (a model by 
 format by the bits of each), `specs` (models and devices from their entries), `formats`
 (weight formats by name), `fit` (memory, decode and prefill ceilings, splits and offload),
 `cost` (dollars and joules), `measured` (this project's measurements beside the ceilings).
-This module is the public face the pages and the CLI call.
+This module is the public face the pages and the CLI call. Part of the knowledge stage:
+may import kb (the entries) and the standard library; nothing that renders.
 """
 
 from generator.knowledge.calc.cost import JOULES_PER_KWH, PRICE_LIMITS, Cost, cost
