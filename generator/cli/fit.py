@@ -16,6 +16,7 @@ def cmd_fit(args) -> int:
         MEASURED_BITS,
         CalcError,
         cost,
+        configurations,
         custom_device,
         device_spec,
         estimate,
@@ -23,6 +24,7 @@ def cmd_fit(args) -> int:
         measured_for,
         model_spec,
         pick,
+        pick_device,
         precision_for,
         prefill_for,
         runs,
@@ -32,6 +34,7 @@ def cmd_fit(args) -> int:
 
     atlas = _load(args)
     segment = {e.id: e.get("segment") for e in atlas.of_kind("hardware")}
+    segment.update({c.id: segment[e.id] for e in atlas.of_kind("hardware") for c in configurations(e)})
     reading = None
     try:
         if bool(args.config) == bool(args.model):
@@ -57,6 +60,9 @@ def cmd_fit(args) -> int:
         if args.devices < 1 or args.devices > 64:
             raise CalcError(f"--devices {args.devices}: give how many you have, from 1 to 64")
         own = None
+        size = None  # --device with --memory alone: that device in that memory size (a 64 GB M2 Max)
+        if args.device and args.memory is not None and args.bandwidth is None and args.tflops is None and args.watts is None and not args.unified:
+            size, args.memory = args.memory, None
         if args.memory is not None or args.bandwidth is not None or args.tflops is not None or args.watts is not None or args.unified:
             if args.memory is None or args.bandwidth is None:
                 raise CalcError("a device of your own needs both --memory GB and --bandwidth GB/s (--tflops, --watts and --unified are optional)")
@@ -66,7 +72,7 @@ def cmd_fit(args) -> int:
         # Every device with a memory figure, grouped as the calculator groups them (render/labels.SEGMENTS),
         # or only one group with --where.
         listed = sorted((e for e in sized_devices(atlas) if args.where in (None, e.get("segment"))), key=segment_rank)
-        devices = [device_spec(pick(atlas, d, "hardware")) for d in args.device] if args.device else [] if own else [
+        devices = [pick_device(atlas, d, size) for d in args.device] if args.device else [] if own else [
             device_spec(e) for e in listed]
         # A format whose software runs only on some platforms (EXL3: CUDA) is sized only there.
         only = format_platforms(atlas).get((args.format or "").casefold()) if args.bits is None else None

@@ -18,6 +18,7 @@ from generator.kb.findings import Finding, did_you_mean
 from generator.kb.kinds import KIND_URLS, KINDS
 from generator.kb.load import MEASUREMENT_SCHEMA, Document, measurement_source_id
 from generator.kb.schema import _explain, _fast_checks, _validators, check_schema
+from generator.kb.sizing import check_memory_sizes, check_model_figures, check_release_date
 from generator.kb.text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -269,58 +270,9 @@ def check_entry(doc: Document, index: _Index) -> list[Finding]:
         out += check_model_figures(doc)
     if doc.kind == "engine":
         out += check_release_date(doc)
+    if doc.kind in ("hardware", "model"):
+        out += check_memory_sizes(doc, index)
     return out
-
-
-DESIGN_NEEDS = {
-    "hybrid-linear": (("full_attention_layers", "linear_heads", "linear_key_dim", "linear_value_dim"),
-                      "a hybrid's recurrent state needs how many layers keep full attention and the linear layers' heads and widths"),
-    "mla": (("kv_lora_rank", "rope_head_dim"), "latent attention caches the latent (kv_lora_rank) and the RoPE key (rope_head_dim)"),
-}
-"""The figures each attention design's memory needs (calc.ModelSpec.kv_bytes): a model that
-declares the design without them is refused, so the calculator never drops a state quietly."""
-
-
-def check_model_figures(doc: Document) -> list[Finding]:
-    """A model declares what its memory needs: the figures of its attention design, a window
-    for its windowed layers, no more KV heads than attention heads (issue 44)."""
-    specs = doc.data.get("specs")
-    if not isinstance(specs, dict):
-        return []
-    val = lambda k: specs[k].get("value") if isinstance(specs.get(k), dict) else None  # noqa: E731
-    out: list[Finding] = []
-    design = val("attention")
-    if isinstance(design, str) and design in DESIGN_NEEDS and not val("kv_bytes_per_token"):
-        need, why = DESIGN_NEEDS[design]
-        lacking = [k for k in need if not val(k)]
-        if lacking:
-            line, col = doc.loc("specs", "attention")
-            out.append(Finding(doc.path, line, col, f"attention '{design}' without {', '.join(lacking)}: {why}; add them from the config"))
-    if val("sliding_layers") and not val("sliding_window"):
-        line, col = doc.loc("specs", "sliding_layers")
-        out.append(Finding(doc.path, line, col, "windowed layers without sliding_window: give the window (config.json sliding_window or attention_chunk_size)"))
-    heads, kv = val("attention_heads"), val("kv_heads")
-    if isinstance(heads, (int, float)) and isinstance(kv, (int, float)) and kv > heads:
-        line, col = doc.loc("specs", "kv_heads")
-        out.append(Finding(doc.path, line, col, f"kv_heads is {kv:g}, more than the {heads:g} attention heads; each KV head serves one or more query heads"))
-    return out
-
-
-def check_release_date(doc: Document) -> list[Finding]:
-    """An engine's facts describe a release that is out: its as_of date is not in the future."""
-    import datetime as dt
-
-    date = (doc.data.get("as_of") or {}).get("date") if isinstance(doc.data.get("as_of"), dict) else None
-    if isinstance(date, str):
-        try:
-            when = dt.date.fromisoformat(date)
-        except ValueError:
-            return []
-        if when > dt.date.today():
-            line, col = doc.loc("as_of", "date")
-            return [Finding(doc.path, line, col, f"as_of date {date} is after today: an engine's facts describe a release "
-                                                 "a reader can install now; give that release's date")]
-    return []
 
 
 def check_guide(doc: Document, index: _Index) -> list[Finding]:

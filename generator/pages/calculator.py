@@ -20,6 +20,7 @@ def calculator_data(atlas: Atlas) -> dict:
         LIMITS,
         OVERHEAD_FRACTION,
         UNIFIED_SHARE,
+        configurations,
         device_spec,
         model_spec,
     )
@@ -43,11 +44,15 @@ def calculator_data(atlas: Atlas) -> dict:
                        "url": "../" + e.url.strip("/") + "/"})
     devices = []
     for e in atlas.of_kind("hardware"):
-        d = device_spec(e)
-        if (d.memory_gb or d.bandwidth_gbs) and e.get("class") not in PER_DEVICE_EXCLUDED:
-            devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
-                            "tflops": d.tflops, "tdp_w": d.tdp_w, "segment": e.get("segment"), "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note,
-                            "platform": d.platform, "url": "../" + e.url.strip("/") + "/"})
+        if e.get("class") in PER_DEVICE_EXCLUDED:
+            continue
+        # the device as its entry gives it, then each smaller memory size it is sold with (a 64 GB M2 Max)
+        top = device_spec(e)
+        for d in [top] + [c for c in configurations(e) if c.memory_gb != top.memory_gb]:
+            if d.memory_gb or d.bandwidth_gbs:
+                devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
+                                "tflops": d.tflops, "tdp_w": d.tdp_w, "segment": e.get("segment"), "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note,
+                                "platform": d.platform, "url": "../" + e.url.strip("/") + "/"})
     from generator.knowledge.compare import PLATFORMS
 
     return {"models": models, "devices": devices, "segments": [[s, label(s)] for s in SEGMENTS], "platforms": PLATFORMS, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,

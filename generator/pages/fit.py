@@ -328,3 +328,46 @@ def parts_table(atlas: Atlas, page: Page, e: Entry) -> dict | None:
             "parts_note": m.parts_note, "device": page.a(device.id) if device is not None else None,
             "device_gb": f"{device_spec(device).memory_gb:g}" if device is not None else None, "at": at,
             "calc": page.to("calculator.md") + f"?model={e.id}"}
+
+
+SIZES_FORMAT, SIZES_CONTEXT = "q4_k_m", 8192
+"""The setting a device page's 'By memory size' table sizes models at: the common local
+format (part by part: the head at Q6_K) and an 8K conversation, one sequence."""
+
+
+def memory_sizes(atlas: Atlas, page: Page, e: Entry) -> dict | None:
+    """'By memory size' on a device page sold in several memory sizes (its `configurations`):
+    each size with what its GPU may use by default, and the largest dense model and the
+    largest mixture-of-experts model that fit there at SIZES_FORMAT and SIZES_CONTEXT, with
+    their memory and decode ceiling; the calculator's arithmetic, so the page and the
+    calculator cannot disagree (issue 44)."""
+    from generator.knowledge.calc import CalcError, configurations, estimate, model_spec, precision_for
+
+    if e.kind != "hardware" or not e.get("configurations"):
+        return None
+    p = precision_for(atlas, SIZES_FORMAT, None)
+    models = [(x, model_spec(x)) for x in atlas.of_kind("model")]
+    rows = []
+    for d, c in zip(configurations(e), e.get("configurations")):
+        best: dict[str, tuple] = {}
+        for x, m in models:
+            if not m.params_b:
+                continue
+            try:
+                est = estimate(m, d, p, min(SIZES_CONTEXT, m.context_length or SIZES_CONTEXT), 1)
+            except CalcError:
+                continue
+            kind = "moe" if m.active_b < m.params_b else "dense"
+            if est.fits and (kind not in best or (m.params_b, x.title) > (best[kind][1].params_b, best[kind][0].title)):
+                best[kind] = (x, m, est)
+        # the largest size's share is the entry's own figure; a smaller one's, the reading at that size
+        top = (e.get("specs") or {}).get("memory_gb", {}).get("value") == c["memory_gb"]
+        read = (e.get("specs") or {}).get("gpu_memory_default_gb") if top else c.get("gpu_memory_default_gb")
+        rows.append({"memory": f"{d.memory_gb:g}", "cite": page.cite(c["source"]),
+                     "gpu": f"{d.gpu_default_gb:g}" if d.gpu_default_gb else None,
+                     "gpu_cite": page.cite(read["source"]) if read else "",
+                     "best": [{"kind": k, "a": page.a(best[k][0].id), "total": f"{best[k][2].total_gb:,.1f}",
+                               "decode": f"{best[k][2].decode_tps:,.0f}" if best[k][2].decode_tps else None} if k in best else None
+                              for k in ("dense", "moe")]})
+    return {"rows": rows, "format": p.label, "tokens": f"{SIZES_CONTEXT:,}",
+            "calc": page.to("calculator.md") + f"?device={e.id}"}

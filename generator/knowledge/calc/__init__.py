@@ -48,11 +48,13 @@ from generator.knowledge.calc.specs import (
     VENDOR_PLATFORM,
     DeviceSpec,
     ModelSpec,
+    configurations,
     custom_device,
     device_spec,
     dims_of,
     model_spec,
     pick,
+    pick_device,
     sized_devices,
 )
 
@@ -62,6 +64,6 @@ __all__ = [
     "precision_for", "precisions", "runs", "LIMITS", "CalcError", "check", "MEASURED_BITS", "Measured",
     "MeasuredPrefill", "measured_for", "measured_points", "measured_prefills", "nearest_context", "prefill_for",
     "PART_LABELS", "PARTS", "Dims", "Part", "Precision", "split", "uniform", "NOT_ONE_DEVICE", "SPLIT_LIMIT",
-    "UNIFIED_SHARE", "VENDOR_PLATFORM", "DeviceSpec", "ModelSpec", "custom_device", "device_spec", "dims_of",
-    "model_spec", "pick", "sized_devices",
+    "UNIFIED_SHARE", "VENDOR_PLATFORM", "DeviceSpec", "ModelSpec", "configurations", "custom_device", "device_spec", "dims_of",
+    "model_spec", "pick", "pick_device", "sized_devices",
 ]

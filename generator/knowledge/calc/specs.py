@@ -3,6 +3,7 @@ and speed depend on, the model split into parts (parts.split), and the devices i
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 from dataclasses import dataclass
@@ -169,6 +170,13 @@ def dims_of(s: dict) -> Dims:
                 shared_inter=v("shared_expert_intermediate_size"))
 
 
+SPLIT_TOLERANCE = 0.1
+"""How far a split counted from config widths may stray from the published total before it is
+set aside: names round (Llama 3.1 8B counts 8.03B), but a pruned model whose blocks differ in
+shape (Llama 3.3 Nemotron Super 49B: 80 blocks of Llama 3.3 70B's width counted, 49B real) would
+be sized 44% too large."""
+
+
 def complete(parts: tuple[Part, ...] | None, missing: list[str], total_b: float, active_b: float,
              experts: int | None, per_tok: int | None) -> tuple[tuple[Part, ...] | None, str | None]:
     """Parts whose MLP widths an entry lacks are the published total less what was counted,
@@ -177,6 +185,11 @@ def complete(parts: tuple[Part, ...] | None, missing: list[str], total_b: float,
     if parts is None:
         return None, f"its entry lacks {', '.join(missing)}, so every part is sized at the format's bits"
     if not missing:
+        counted = sum(p.params_b for p in parts)
+        if total_b and abs(counted - total_b) > SPLIT_TOLERANCE * total_b:
+            # uneven layers (Nemotron Super's pruned blocks): the widths describe the widest block only
+            return None, (f"its config widths count {counted:,.1f}B parameters where its published total is "
+                          f"{total_b:,.1f}B (its layers differ in shape), so every part is sized at the format's bits")
         return parts, None
     if missing == ["vocab_size"]:
         return None, "its entry lacks vocab_size, so the embedding table and head are sized at the format's bits like the rest"
@@ -222,6 +235,26 @@ def device_spec(e: Entry) -> DeviceSpec:
                       tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note,
                       gpu_default_gb=v("gpu_memory_default_gb"), max_devices=SPLIT_LIMIT.get(e.get("class"), 8),
                       platform=VENDOR_PLATFORM.get(e.get("vendor") or ""))
+
+
+def configurations(e: Entry) -> list[DeviceSpec]:
+    """A device in each memory size it is sold with (its `configurations`, smallest first),
+    or the device alone. A size's GPU share is the one read at that size; the largest size is
+    the entry's own figures. Ids read `apple-m2-max@64`, titles `Apple M2 Max, 64 GB`."""
+    top = device_spec(e)
+    sizes = e.get("configurations") or []
+    if not sizes:
+        return [top]
+    out = []
+    for c in sizes:
+        mem = c["memory_gb"]
+        if mem == top.memory_gb:
+            out.append(dataclasses.replace(top, id=f"{e.id}@{mem:g}", title=f"{e.title}, {mem:g} GB"))
+            continue
+        share = (c.get("gpu_memory_default_gb") or {}).get("value")
+        out.append(dataclasses.replace(top, id=f"{e.id}@{mem:g}", title=f"{e.title}, {mem:g} GB", memory_gb=mem,
+                                       gpu_default_gb=share))
+    return out
 
 
 VENDOR_PLATFORM = {"NVIDIA": "cuda", "AMD": "rocm", "Apple": "apple", "Intel": "intel", "Google": "tpu", "AWS": "neuron",
@@ -289,3 +322,32 @@ def pick(atlas: Atlas, query: str, kind: str) -> Entry:
     titles = list(dict.fromkeys(by_name[c].title for c in close))[:3]
     hint = f" — did you mean {', '.join(repr(t) for t in titles)}?" if titles else f"; known: {', '.join(e.id for e in pool) or 'none yet'}"
     raise CalcError(f"unknown {kind} '{query}'{hint}")
+
+
+def pick_device(atlas: Atlas, query: str, memory_gb: float | None = None) -> DeviceSpec:
+    """A device by the names people type, in one of the memory sizes it is sold with: a
+    size at the end of the name ('M2 Max 64GB', 'apple-m2-max@64') or `memory_gb`.
+    A size the device is not sold in is a CalcError naming the sizes it is."""
+    import re
+
+    try:
+        e = pick(atlas, query, "hardware")
+    except CalcError:
+        # a size only where it is written as one: 'M2 Max 64GB', 'M2 Max, 64 GB', 'apple-m2-max@64'
+        sized = re.fullmatch(r"(.+?)(?:\s*@\s*(\d+(?:\.\d+)?)|,?\s+(\d+(?:\.\d+)?)\s*gb)", query.strip(), re.IGNORECASE)
+        if not sized or memory_gb is not None:
+            raise
+        try:
+            e = pick(atlas, sized.group(1), "hardware")
+        except CalcError:
+            raise CalcError(f"unknown hardware '{query}'") from None
+        memory_gb = float(sized.group(2) or sized.group(3))
+    if memory_gb is None:
+        return device_spec(e)
+    sizes = configurations(e)
+    for d in sizes:
+        if d.memory_gb == memory_gb:
+            return d if len(sizes) > 1 else device_spec(e)
+    known = ", ".join(f"{d.memory_gb:g}" for d in sizes if d.memory_gb)
+    raise CalcError(f"{e.title} is not sold with {memory_gb:g} GB; its sizes: {known} GB")
+
