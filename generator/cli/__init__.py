@@ -3,7 +3,8 @@ command with a report of its own has a module here (fit.py); common.py holds wha
 The top layer: it may import every stage below it (pipeline, knowledge, kb, serve).
 
 Exit codes: 0 ok, 1 findings (nothing wrong with the input, but the answer is "no": an
-unknown term, no path), 2 bad input or usage (validation errors, bad arguments).
+unknown term, no path, an engine behind), 2 bad input or usage (validation errors, bad
+arguments), 3 a source could not be asked (`atlas upstream`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from generator.kb.validate import normalise
 
 from generator.cli.common import EXIT_BAD_INPUT, EXIT_FINDINGS, EXIT_OK, _finite, _load, _plain, _print_json
 from generator.cli.fit import cmd_fit
+from generator.cli.upstream import cmd_upstream
 from generator.knowledge.compare import PLATFORMS
 from generator.render.labels import SEGMENTS
 
@@ -437,6 +439,14 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stale", help="what is due for a re-check (per-kind review periods), most overdue first")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_stale)
+
+    s = sub.add_parser("upstream", help="each engine's as_of against the newest release its registry publishes, most overdue first (exit 1 when one is behind by more than --days, 3 when a source cannot be asked)")
+    s.add_argument("engine", nargs="*", help="engine ids (default: every engine with a releases field)")
+    s.add_argument("--days", type=int, default=30, help="how many days behind the first newer release counts as behind (default 30)")
+    s.add_argument("--answers", metavar="FILE", help="recorded registry answers (JSON) instead of asking the network")
+    s.add_argument("--today", metavar="YYYY-MM-DD", help="the date to measure from (default: today)")
+    s.add_argument("--json", action="store_true")
+    s.set_defaults(func=cmd_upstream)
 
     s = sub.add_parser("markdown", help="write the whole site source (pages linked, mkdocs.yml without the plugin) to a folder that Zensical or plain MkDocs builds")
     s.add_argument("output")
