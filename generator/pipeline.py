@@ -77,6 +77,11 @@ def _load(root: Path, memo: Memo | None = None) -> Loaded:
     with stage("model"):
         if not ahead:  # a model that valid documents cannot make is a bug: raised here
             model()
+        warned = tuple(sorted(f for f in findings if f.severity != "error"))
+        if warned:  # kept with the model, so that atlas check shows them beside the author findings
+            import dataclasses
+
+            return ahead[0]._replace(atlas=dataclasses.replace(ahead[0].atlas, warnings=warned))
         return ahead[0]
 
 
@@ -187,7 +192,7 @@ def author_findings(root: Path, atlas: Atlas, g, used: dict[str, set[str]] | Non
     from generator.pages.handwritten import check_docs
 
     return (graph_findings(root, atlas, g) + undefined_findings(root, atlas, used) + check_docs(root, atlas)
-            + contradictions(atlas, root))
+            + contradictions(atlas, root) + list(atlas.warnings))
 
 
 def build(root: Path, memo: Memo | None = None):

@@ -138,7 +138,7 @@ class AtlasPlugin(BasePlugin[AtlasConfig]):
         not parse what is HTML already: a slot comment stands in their place."""
         if page.file.generated_by is None and self.atlas is not None:
             checked = page.meta.get("checked")
-            if "[[" in markdown or "[@" in markdown or checked:
+            if "[[" in markdown or "[@" in markdown or "%SITE_URL%" in markdown or checked:
                 markdown = expand(markdown, self.atlas, page.file.src_uri, str(checked) if checked else None)
         if HTML_OPEN not in markdown:
             return markdown

@@ -6,7 +6,7 @@ from __future__ import annotations
 from feedgen.feed import FeedGenerator
 
 from generator.kb.model import Atlas
-from generator.knowledge.changes import recent
+from generator.knowledge.changes import recent, releases
 from generator.render.jsonld import SITE_URL, absolute
 
 PATH = "changes.xml"
@@ -21,6 +21,7 @@ def atom(atlas: Atlas) -> str:
     fg.link(href=SITE_URL + PATH, rel="self")
     fg.language("en")
     items = recent(atlas)
+    named = releases(atlas)
     newest = items[0].date if items else "2026-01-01"
     fg.updated(f"{newest}T00:00:00+00:00")
     for c in reversed(items):  # feedgen lists the last added first
@@ -28,6 +29,8 @@ def atom(atlas: Atlas) -> str:
         url = absolute(c.entry.url)
         fe.id(f"{url}#change-{c.date}-{c.n}")
         fe.title(f"{c.entry.title}: {c.what}")
+        if c.source in named:
+            fe.category(term=named[c.source], label=f"Prompted by {named[c.source]}")
         fe.link(href=url)
         summary = c.what
         if c.source and c.source in atlas.sources:

@@ -100,7 +100,7 @@ def export(root: Path, out: Path, built: tuple[Atlas, dict[str, str], Linker]) -
                 raise ValueError(f"docs/{rel} is written by hand but the generator also produces it; remove one of them")
             front, _, body = split_front(path.read_text(encoding="utf-8"))
             checked = checked_date(front)  # when the page's facts were checked: shown at its foot, as on the site
-            if "[[" in body or "[@" in body or "atlas:figure" in body or checked:
+            if "[[" in body or "[@" in body or "atlas:figure" in body or "%SITE_URL%" in body or checked:
                 body = expand(body, atlas, rel, checked)
             pages[rel] = front + body
 

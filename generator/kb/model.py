@@ -31,6 +31,7 @@ class Source:
     summary: str | None = None
     reliability: str | None = None
     path: str = ""
+    pull: Any = field(default=None, compare=False)  # a pull request's fate: {state, date, released_in, cited_for}
 
 
 @dataclass(frozen=True)
@@ -162,6 +163,7 @@ class Atlas:
     comparisons: tuple[tuple[str, str, str], ...] = ()  # (engine a, engine b, summary)
     engine_logs: tuple["EngineLog", ...] = ()  # glossary/engine-logs.yaml: what engines allocated, to check the calculator
     measurements: Mapping[str, Measurement] = field(default_factory=lambda: MappingProxyType({}))  # source id -> record
+    warnings: tuple = ()  # what validation reports without refusing (kb.Finding): atlas check prints them
 
     def measured(self, model: str | None = None, hardware: str | None = None) -> list[Measurement]:
         """The records of a model, of a device, or of both, oldest first."""

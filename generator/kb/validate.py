@@ -18,6 +18,9 @@ from generator.kb.findings import Finding, did_you_mean
 from generator.kb.kinds import KIND_URLS, KINDS
 from generator.kb.load import MEASUREMENT_SCHEMA, Document, measurement_source_id
 from generator.kb.schema import _explain, _fast_checks, _validators, check_schema
+from generator.kb.provenance import check_shipped, check_source_pulls
+
+PULLS_RECORDED = True
 from generator.kb.sizing import check_memory_sizes, check_model_figures, check_release_date
 from generator.kb.text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
@@ -71,6 +74,11 @@ class _Index:
                     self.duplicates.append(Finding(doc.path, 1, 1, f"duplicate id '{doc.id}': {first.path} already uses it; ids are unique across all kinds"))
                 else:
                     self.entries[doc.id] = doc
+
+    @property
+    def source_data(self) -> dict[str, dict]:
+        """Each source id's fields (a sources file's entry), for the checks that read them."""
+        return {sid: doc.data.get(sid) for sid, doc in self.sources.items() if doc.kind == "sources" and isinstance(doc.data, dict)}
 
     def kind_of(self, entry_id: str) -> str | None:
         doc = self.entries.get(entry_id)
@@ -465,8 +473,10 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
         if doc.kind == "measurement":
             return check_measurement(doc, index) + check_text(doc)
         found = check_schema(doc) + check_text(doc)
+        if doc.kind == "sources":
+            found += check_source_pulls(doc) if PULLS_RECORDED else []
         if doc.kind in KINDS and index.entries.get(doc.id) is doc:
-            found += check_entry(doc, index) + check_unlinked_aliases(doc)
+            found += check_entry(doc, index) + check_unlinked_aliases(doc) + check_shipped(doc, index.source_data)
         return found
 
     def across() -> None:

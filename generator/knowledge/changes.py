@@ -35,3 +35,23 @@ def last_change(e: Entry) -> dict | None:
     """An entry's newest change, for its own page."""
     changes = list(e.get("changes") or ())
     return max(changes, key=lambda c: (str(c["date"]), changes.index(c))) if changes else None  # of a day, the last listed
+
+
+def releases(atlas: Atlas) -> dict[str, str]:
+    """Source id -> the release it is ("vLLM 0.34.0"): each engine's as_of source, so a change
+    citing it (on the engine or on a term the release changed) names what prompted it."""
+    out = {}
+    for e in atlas.of_kind("engine"):
+        as_of = e.get("as_of") or {}
+        if as_of.get("source") and as_of.get("version"):
+            out[as_of["source"]] = f"{e.title} {as_of['version']}"
+    return out
+
+
+def week_of(date: str) -> str:
+    """The Monday of a YYYY-MM-DD date's ISO week, as YYYY-MM-DD."""
+    import datetime as dt
+
+    d = dt.date.fromisoformat(date[:10])
+    return (d - dt.timedelta(days=d.weekday())).isoformat()
+

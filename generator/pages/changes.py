@@ -3,7 +3,7 @@ entry and, where it has one, to the source that shows it; the Atom feed carries 
 
 from __future__ import annotations
 
-from generator.knowledge.changes import RECENT_LIMIT, recent
+from generator.knowledge.changes import RECENT_LIMIT, recent, releases, week_of
 from generator.pages.site import Site
 from generator.render.labels import long_date
 from generator.render.page import Page, front_matter
@@ -17,16 +17,18 @@ def pages(site: Site) -> dict[str, str]:
     page = Page(atlas, SRC)
     items = recent(atlas)
     lines = ["# Recent changes", "",
-             f"What changed in the knowledge base, newest first (the {RECENT_LIMIT} most recent), with the source "
-             "that shows each change where there is one. Every entry also says on its own page when its facts were "
+             f"What changed in the knowledge base, newest first (the {RECENT_LIMIT} most recent) and by week, with the "
+             "source that shows each change where there is one, and the engine release that prompted it where one did. Every entry also says on its own page when its facts were "
              "last checked. The same list is an [Atom feed](changes.xml) for a feed reader.", ""]
-    day = None
-    for c in items:
-        if c.date != day:
-            day = c.date
-            lines += ["", f"## {long_date(day)} {{ #d-{day} }}", ""]
+    week = None
+    named = releases(atlas)
+    for c in items:  # grouped by the week (from Monday) they were made in
+        if week_of(c.date) != week:
+            week = week_of(c.date)
+            lines += ["", f"## Week of {long_date(week)} {{ #w-{week} }}", ""]
         cite = page.cite(c.source) if c.source else ""
-        lines.append(f"- {page.link(c.entry.id)}: {esc(c.what)}{cite}")
+        prompted = f" *Prompted by {esc(named[c.source])}.*" if c.source in named else ""
+        lines.append(f"- {long_date(c.date)}, {page.link(c.entry.id)}: {esc(c.what)}{cite}{prompted}")
     if not items:
         lines.append("No entry records a change yet.")
     text = "\n".join(lines) + "\n"

@@ -24,6 +24,7 @@ from generator.kb.text import (
     split_code,
 )
 from generator.kb.values import date_problem
+from generator.render.jsonld import SITE_URL
 from generator.render.labels import long_date
 from generator.render.page import Page, html_block, sources_md
 
@@ -115,6 +116,7 @@ def expand(text: str, atlas: Atlas, src: str, checked: str | None = None) -> str
     after a line saying when its facts were last `checked` (its front matter) where given.
     `src` is the page's docs-relative path. Call `problems` first: unknown ids raise KeyError."""
     page = Page(atlas, src)
+    text = text.replace("%SITE_URL%", SITE_URL)  # the site's public address (mkdocs.yml site_url), in code too
     out = []
     for is_code, piece in split_code(text):
         if not is_code:

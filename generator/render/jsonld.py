@@ -3,18 +3,21 @@ glossary), and the site's absolute address that every linked-data identifier sta
 
 Entry pages put it in their front matter; the theme prints it into <head> with Jinja's
 `tojson` (overrides/main.html). The SKOS export (exports/linked_data.py) uses the same
-identifiers. SITE_URL is mkdocs.yml's site_url: tests/test_linked_data.py fails when the
-two differ.
+identifiers. SITE_URL is mkdocs.yml's site_url (ATLAS_SITE_URL): tests/test_linked_data.py fails
+when the two differ.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
 from generator.kb.model import Atlas, Entry, Source
 
-SITE_URL = "https://inference-atlas.example.org/"
+SITE_URL = (os.environ.get("ATLAS_SITE_URL") or "http://127.0.0.1:8000/").rstrip("/") + "/"
+"""mkdocs.yml's site_url: ATLAS_SITE_URL where the site is published, else the address
+`make serve` serves it at (tests/test_linked_data.py checks the two agree)."""
 SCHEME_PATH = "glossary/"  # the A-Z glossary page: the DefinedTermSet and the SKOS concept scheme
 SCHEME_NAME = "Inference Atlas glossary"
 SCHEME_DESCRIPTION = ("A cross-linked, sourced reference for LLM inference: engines, hardware, models and the "
