@@ -246,7 +246,13 @@ def _move_nav(item, moved: dict[str, str]):
 def _write_config(root: Path, out: Path, moved: dict[str, str]) -> int:
     """out/mkdocs.yml: ours without the atlas plugin, the nav pointed at where the pages
     are written, and the theme's custom_dir copied beside it. Returns the files written."""
-    config = yaml.safe_load((root / "mkdocs.yml").read_text(encoding="utf-8")) or {}
+    from yaml_env_tag import construct_env_tag  # MkDocs' own reader of !ENV [VAR, default]
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_constructor("!ENV", construct_env_tag)  # written out resolved (site_url: ATLAS_SITE_URL or its default)
+    config = yaml.load((root / "mkdocs.yml").read_text(encoding="utf-8"), Loader=Loader) or {}  # noqa: S506 (a SafeLoader)
     plugins = config.get("plugins") or []
     if isinstance(plugins, dict):
         plugins = {k: v for k, v in plugins.items() if k != "atlas"}
