@@ -137,6 +137,11 @@ def test_a_model_without_the_figures_its_design_needs_is_refused(tmp_path):
     assert out.returncode == 2
     assert "glossary/models/qwen3-6-27b.yaml:" in out.stdout + out.stderr
     assert "attention 'hybrid-linear' without linear_heads" in out.stdout + out.stderr
+    # a mixture of experts without its active count would be read whole on every token
+    p = root / "glossary/models/qwen3-30b-a3b.yaml"
+    p.write_text("".join(x for x in p.read_text().splitlines(keepends=True) if not x.startswith("  params_active_b:")), encoding="utf-8")
+    out = subprocess.run([*ATLAS, "--root", str(root), "check"], capture_output=True, text=True, cwd=root)
+    assert "qwen3-30b-a3b.yaml:" in out.stderr and "a mixture of experts without params_active_b" in out.stderr
 
 
 def test_bad_configs_and_kv_heads_are_refused_where_typed(tmp_path):

@@ -86,6 +86,10 @@ def check_model_figures(doc: Document) -> list[Finding]:
     if val("sliding_layers") and not val("sliding_window"):
         line, col = doc.loc("specs", "sliding_layers")
         out.append(Finding(doc.path, line, col, "windowed layers without sliding_window: give the window (config.json sliding_window or attention_chunk_size)"))
+    if val("architecture") == "moe" and not val("params_active_b"):
+        line, col = doc.loc("specs", "architecture")
+        out.append(Finding(doc.path, line, col, "a mixture of experts without params_active_b: a token reads only its "
+                                                "experts, and without the active count every parameter would be counted; add it from the model card"))
     heads, kv = val("attention_heads"), val("kv_heads")
     if isinstance(heads, (int, float)) and isinstance(kv, (int, float)) and kv > heads:
         line, col = doc.loc("specs", "kv_heads")
