@@ -125,7 +125,7 @@ def test_recommend_with_answers_and_json():
     r = run([ATLAS, "recommend", "choose-an-engine", "--json", "--answer", "who=just-me", "--answer", "where=rtx",
              "--answer", "rtx-count=one"], cwd=REPO)
     out = json.loads(r.stdout)
-    assert [x["id"] for x in out["recommend"]] == ["exllamav3", "exllamav2", "llama-cpp"]  # V2 archived: V3 first
+    assert [x["id"] for x in out["recommend"]] == ["exllamav3", "exllamav2", "llama-cpp", "ktransformers"]  # V2 archived: V3 first; a large MoE: KTransformers
     assert [s["option"] for s in out["path"]] == ["just-me", "rtx", "one"]
     assert out["url"] == "/guides/choose-an-engine/?answers=just-me,rtx,one#walk"
 
