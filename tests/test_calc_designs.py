@@ -137,15 +137,16 @@ def test_a_device_page_gives_tokens_per_joule_for_the_reference_model(site):
     Llama 3.1 8B at Q4_K_M part by part (4.911 GB held; a token reads the head at Q6_K, attention
     at 4.6 bits, the MLP at 4.84 and one embedding row: 4.616 GB) with 4,096 tokens of cache
     (0.537 GB): one stream decodes at most 1,008 / 5.153 = 196 tok/s, 196 / 450 W = 0.43
-    tokens per joule. 32 sequences' caches (17.2 GB) do not fit beside the weights; 16 do:
-    16 x 1,008 / (4.616 + 16 x 0.537) = 1,221 tok/s, 2.71 tokens per joule."""
+    tokens per joule. 32 sequences' caches (17.2 GB) fit beside the weights: (4.911 + 17.18) x 1.1
+    = 24.3 GB, within 24 GB (24 GiB, 25.8 GB): 32 x 1,008 / (4.616 + 32 x 0.537) = 1,480 tok/s,
+    3.29 tokens per joule."""
     from bs4 import BeautifulSoup
 
     soup = BeautifulSoup((site / "hardware/nvidia-rtx-4090/index.html").read_text(), "html.parser")
     para = next(p for p in soup.select("article p") if p.get_text().startswith("Cost and energy at the ceiling"))
     text = para.get_text()
-    assert "at most 196 tokens per second for one stream and 1,221 for 16 sequences together" in text
-    assert "0.43 tokens per joule alone and 2.71 with the batch" in text
+    assert "at most 196 tokens per second for one stream and 1,480 for 32 sequences together" in text
+    assert "0.43 tokens per joule alone and 3.29 with the batch" in text
     assert para.find("a", href=lambda h: h and "calculator/?model=llama-3-1-8b&format=q4_k_m" in h)
 
 
@@ -169,14 +170,15 @@ def test_a_rented_device_page_prices_output_and_prompt_tokens_with_the_prices_ag
 
 def test_unified_memory_is_judged_against_the_gpus_default_share():
     """A 128 GB M5 Max whose GPU may wire 107.5 GB by default (its entry, read from Metal by a
-    user): 98B parameters at 8 bits are 98 GB of weights, 107.8 GB with 10% overhead: less
-    than 128 GB, more than the GPU's default share, so it does not fit as the Mac ships."""
+    user; both in the binary GB memory is sold in: 137.4 and 115.4 GB of 10^9 bytes): 106B
+    parameters at 8 bits are 106 GB of weights, 116.6 GB with 10% overhead: less than 128 GiB,
+    more than the GPU's default share, so it does not fit as the Mac ships; 104B (114.4 GB) does."""
     from generator.knowledge.calc import DeviceSpec, ModelSpec, estimate
 
     mac = DeviceSpec("m5", "M5 Max", 128, 614, {}, gpu_default_gb=107.5)
-    big = ModelSpec("m", "98B", 98, 98, 80, 8, 128, "gqa")
+    big = ModelSpec("m", "106B", 106, 106, 80, 8, 128, "gqa")
     assert estimate(big, mac, 8, 1).fits is False
-    assert estimate(ModelSpec("s", "90B", 90, 90, 80, 8, 128, "gqa"), mac, 8, 1).fits is True
+    assert estimate(ModelSpec("s", "104B", 104, 104, 80, 8, 128, "gqa"), mac, 8, 1).fits is True
 
 
 def test_the_m5_max_entry_carries_the_default_share(atlas):

@@ -58,20 +58,21 @@ def test_bad_input_is_explained_in_the_page(served, field, value, message):
 def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser):
     """Worked by hand from the entries' figures: Llama 3 70B (70.6 B parameters, 80 layers,
     8 KV heads of 128) at Q4_K_M (4.8944 bits) with 4,096 tokens needs 43.19 + 1.34 GB, plus
-    10%: 48.99 GB, so three 24 GB RTX 4090s; each decodes at most 1,008 GB/s ÷ 44.53 GB =
-    22.6 tok/s alone, 67.9 on three; offloading 24.99 GB to 76.8 GB/s system memory gives
-    1 ÷ (19.54 ÷ 1,008 + 24.99 ÷ 76.8) = 2.9 tok/s. Split three ways it draws three 450 W boards."""
+    10%: 48.99 GB, so two 24 GB RTX 4090s (24 GiB, 25.77 GB each); each decodes at most
+    1,008 GB/s ÷ 44.53 GB = 22.6 tok/s alone, 45.3 on two; offloading 48.99 - 25.77 = 23.22 GB
+    to 76.8 GB/s system memory gives 1 ÷ ((43.19 - 23.22 + 1.34) ÷ 1,008 + 23.22 ÷ 76.8) =
+    3.1 tok/s. Split two ways it draws two 450 W boards."""
     from conftest import serve
 
     with serve(site) as base:
         page = browser.new_page(viewport={"width": 390, "height": 844})
         goto(page, base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1")
         row = page.locator("tr[data-device='nvidia-rtx-4090']")
-        assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 3"
-        # and draws three boards' 450 W: 67.9 / 1,350 W = 0.05 tokens per joule
-        assert row.locator(".atlas-calc__decode").inner_text() == "68 tok/s on 3 (split)\n0.05 tok/J"
+        assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 2"
+        # and draws two boards' 450 W: 45.3 / 900 W = 0.05 tokens per joule
+        assert row.locator(".atlas-calc__decode").inner_text() == "45 tok/s on 2 (split)\n0.05 tok/J"
         notes = page.locator(".atlas-calc__notes").inner_text()
-        assert "NVIDIA GeForce RTX 4090: needs 49.0 GB" in notes and "offload 25.0 GB" in notes and "at most 2.9 tok/s" in notes
+        assert "NVIDIA GeForce RTX 4090: needs 49.0 GB" in notes and "offload 23.2 GB" in notes and "at most 3.1 tok/s" in notes
         assert "tok/s" not in row.locator(".atlas-calc__fits").inner_text()  # no decode figure that cannot happen
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.close()

@@ -3,6 +3,7 @@
  * Bad input (empty, zero, negative, absurd, unknown) gets a message in the page. */
 (function () {
   "use strict";
+  var GIB = 1073741824;  // bytes in a vendor's GB of device memory (calc.specs.GIB): an 80 GB card holds 80 GiB
 
   var el = window.Atlas.el;
 
@@ -106,17 +107,17 @@
     if (d) {
       var dn = times(d, n);
       var usable = dn.gpu_default_gb || dn.memory_gb;  // unified memory: the GPU's default share (calc.DeviceSpec.usable_gb)
-      if (d.memory_gb) out.fits = total <= usable * 1e9;
+      if (d.memory_gb) out.fits = total <= usable * GIB;  // a vendor's GB of memory is a GiB (calc.specs.GIB)
       var pre = prefillOf(m, dn);
       if (pre) { out.prefill_tps = pre.tps; out.prefill_precision = pre.precision; }
       var r = decodeRates(m, dn, p, kvSeq, seqs, out.prefill_tps);
       if (r) { out.decode_tps = r.per; out.decode_total_tps = r.total; out.decode_bound = r.bound; }
       if (out.fits === false) {
         var one = d.gpu_default_gb || d.memory_gb;
-        out.devices_needed = Math.ceil(total / (one * 1e9));
+        out.devices_needed = Math.ceil(total / (one * GIB));
         var maxDevices = d.max_devices || 8;  // calc.SPLIT_LIMIT: one machine, or one 8-device server
         out.can_split = out.devices_needed <= maxDevices;
-        var offload = total - usable * 1e9;
+        var offload = total - usable * GIB;
         out.offload_gb = offload / 1e9;
         if (r) {
           var pre1 = prefillOf(m, d), single = decodeRates(m, d, p, kvSeq, seqs, pre1 ? pre1.tps : null);
@@ -597,12 +598,12 @@
             note(m.title + ": its entry does not give its expert counts, so how many experts a batch reads, and so its decode ceiling above one sequence, cannot be worked out.");
           if (e.fits === false) {
             var maxD = d.max_devices || 8;
-            note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than " + (d.gpu_default_gb ? "the " + d.gpu_default_gb + " GB its GPU may use by default" : "its " + d.memory_gb + " GB") + "." +
+            note(d.title + ": needs " + fmt(e.total_gb, 1) + " GB, more than " + (d.gpu_default_gb ? "the " + d.gpu_default_gb + " GiB (" + fmt(d.gpu_default_gb * GIB / 1e9, 1) + " GB) its GPU may use by default" : "its " + d.memory_gb + " GiB (" + fmt(d.memory_gb * GIB / 1e9, 1) + " GB)") + "." +
                  (e.can_split ? " Split over " + e.devices_needed + " of them with an engine that does tensor parallelism (vLLM, SGLang, TensorRT-LLM) or a layer split (llama.cpp, ExLlama)" +
                    (e.split_decode_tps ? ": decode at most " + fmt(e.split_decode_tps, 0) + " tok/s before the traffic between them (a direct link such as NVLink or a TPU's ICI carries it far faster than PCIe)" : "")
                  : maxD === 1 ? " It is one machine, and " + e.devices_needed + " of them for one model is no usual setup: a smaller format, a shorter context or a larger machine"
                  : " It would take " + e.devices_needed + ", more than one " + maxD + "-device server: a smaller format or a larger device") +
-                 (e.offload_decode_tps ? "; or keep " + fmt((d.gpu_default_gb || d.memory_gb) * e.devices, 1) + " GB on " + (e.devices > 1 ? "your " + e.devices : "the card") + " and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
+                 (e.offload_decode_tps ? "; or keep " + fmt((d.gpu_default_gb || d.memory_gb) * e.devices * GIB / 1e9, 1) + " GB on " + (e.devices > 1 ? "your " + e.devices : "the card") + " and offload " + fmt(e.offload_gb, 1) + " GB to system memory (" + host +
                    " GB/s, two DDR5-4800 channels; each step reads it once for all sequences): at most " + fmt(e.offload_decode_tps, 1) + " tok/s" +
                    (s > 1 ? " each, " + fmt(e.offload_decode_total_tps, 0) + " in total" : "") : "") +
                  (e.better ? ". Per device, " + (e.better === "split" ? "splitting" : "offloading") + " gives more tokens, so it is the cheaper" : "") + ".");

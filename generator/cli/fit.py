@@ -14,6 +14,7 @@ def cmd_fit(args) -> int:
     from generator.knowledge.calc import (
         HOST_BANDWIDTH_GBS,
         MEASURED_BITS,
+        GIB,
         CalcError,
         cost,
         configurations,
@@ -162,7 +163,8 @@ def cmd_fit(args) -> int:
             notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
                          "sets the decode ceiling (2 FLOP per active parameter per token).")
         if e.fits is False:
-            room = f"the {d.gpu_default_gb:g} GB its GPU may use by default" if d.gpu_default_gb else f"its {e.memory_gb:g} GB"
+            room = (f"the {d.gpu_default_gb:g} GiB ({d.usable_decimal_gb:.1f} GB) its GPU may use by default" if d.gpu_default_gb
+                    else f"its {e.memory_gb:g} GiB ({e.memory_gb * GIB / 1e9:.1f} GB)")
             line = f"  {_plain(d.title)}: needs {e.total_gb:.1f} GB, more than {room}."
             if e.can_split:
                 line += (f" Split over {e.devices_needed} of them with an engine that does tensor parallelism (vLLM, SGLang,"
@@ -178,8 +180,8 @@ def cmd_fit(args) -> int:
                 line += (f" It would take {e.devices_needed}, more than one {d.max_devices}-device server: "
                          "a smaller format or a larger device")
             if e.offload_decode_tps:
-                held = (d.gpu_default_gb or e.memory_gb) * e.devices
-                line += (f"; or keep {held:g} GB on {'the card' if e.devices == 1 else f'your {e.devices}'} and offload {e.offload_gb:.1f} GB to system memory "
+                held = (d.gpu_default_gb or e.memory_gb) * e.devices * GIB / 1e9
+                line += (f"; or keep {held:.1f} GB on {'the card' if e.devices == 1 else f'your {e.devices}'} and offload {e.offload_gb:.1f} GB to system memory "
                          f"(read at {HOST_BANDWIDTH_GBS:g} GB/s, two DDR5-4800 channels; each step reads it once for all sequences): at most "
                          f"{e.offload_decode_tps:,.1f} tok/s per sequence" + (f", {e.offload_decode_total_tps:,.0f} in total" if e.sequences > 1 else ""))
                 if e.better:

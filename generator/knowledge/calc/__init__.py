@@ -8,7 +8,8 @@
 
 These are physical upper bounds, not predictions: real engines reach a fraction of them,
 and speculative decoding can exceed the decode bound because it verifies several tokens
-per weight read. Units: decimal GB (1e9 bytes), GB/s and TFLOPS as vendors quote them.
+per weight read. Units: decimal GB (1e9 bytes) for what a model needs, GB/s and TFLOPS as vendors
+quote them; a device's memory size is the vendor's binary GB (GiB), compared in bytes (specs.GIB).
 
 The rooms, one job each: `limits` (what input is accepted), `parts` (a model by its parts, a
 format by the bits of each), `specs` (models and devices from their entries), `formats`
@@ -42,6 +43,7 @@ from generator.knowledge.calc.measured import (
 )
 from generator.knowledge.calc.parts import PART_LABELS, PARTS, Dims, Part, Precision, split, uniform
 from generator.knowledge.calc.specs import (
+    GIB,
     NOT_ONE_DEVICE,
     SPLIT_LIMIT,
     UNIFIED_SHARE,
@@ -63,7 +65,7 @@ __all__ = [
     "decode_ceiling", "decode_rates", "estimate", "prefill_rate", "bits_for", "format_platforms", "formats",
     "precision_for", "precisions", "runs", "LIMITS", "CalcError", "check", "MEASURED_BITS", "Measured",
     "MeasuredPrefill", "measured_for", "measured_points", "measured_prefills", "nearest_context", "prefill_for",
-    "PART_LABELS", "PARTS", "Dims", "Part", "Precision", "split", "uniform", "NOT_ONE_DEVICE", "SPLIT_LIMIT",
+    "PART_LABELS", "PARTS", "Dims", "Part", "Precision", "split", "uniform", "GIB", "NOT_ONE_DEVICE", "SPLIT_LIMIT",
     "UNIFIED_SHARE", "VENDOR_PLATFORM", "DeviceSpec", "ModelSpec", "configurations", "custom_device", "device_spec", "dims_of",
     "model_spec", "pick", "pick_device", "sized_devices",
 ]

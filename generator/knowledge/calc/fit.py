@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 from generator.knowledge.calc.limits import LIMITS, CalcError, check
 from generator.knowledge.calc.parts import PART_LABELS, Precision, uniform
-from generator.knowledge.calc.specs import DeviceSpec, ModelSpec
+from generator.knowledge.calc.specs import GIB, DeviceSpec, ModelSpec
 
 OVERHEAD_FRACTION = 0.10
 """Activations, CUDA context, allocator slack: a tenth of weights + cache by default."""
@@ -104,7 +104,7 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float | Precision, tokens
         n = devices
         dn = _times(d, n)
         if d.memory_gb:
-            fits = total <= dn.usable_gb * 1e9
+            fits = total <= dn.usable_gb * GIB
         else:
             missing.append("memory size unknown: whether it fits cannot be said")
         if d.tflops:
@@ -118,12 +118,12 @@ def estimate(m: ModelSpec, d: DeviceSpec | None, bits: float | Precision, tokens
         if fits is False:
             # Split over as many as hold it (tensor parallelism): each holds and reads 1/N, so N
             # times the bandwidth and the compute, before the all-reduce traffic takes its share.
-            needed = math.ceil(total / (d.usable_gb * 1e9))
+            needed = math.ceil(total / (d.usable_gb * GIB))
             can_split = needed <= d.max_devices
             # Or keep what fits on the reader's devices and read the rest from system memory:
             # each decode step streams the offloaded weights it uses once over the host link, for
             # the whole batch; every sequence's cache stays on the device.
-            offload = total - dn.usable_gb * 1e9
+            offload = total - dn.usable_gb * GIB
             if decode is not None:
                 one = decode_rates(m, d, p, tokens, kv_bits, sequences, prefill_rate(m, d, precision)[0])
                 if can_split and one[0] is not None:  # only a split people actually build

@@ -131,6 +131,14 @@ class ModelSpec:
         return out
 
 
+GIB = 2**30
+"""Bytes in a gigabyte of device memory as vendors count it. A card sold as 80 GB holds 80 GiB
+(nvidia-smi shows 81,559 MiB usable on an H100), a 24 GB card 24 GiB, a 128 GB Mac 128 GiB,
+and the GPU shares read from Metal are GiB too; the weights, caches and totals the calculator
+works out are counted in 10^9-byte GB. So memory is compared in bytes: a 48 GB share holds
+51.5 GB of weights and cache."""
+
+
 @dataclass(frozen=True)
 class DeviceSpec:
     id: str
@@ -147,8 +155,14 @@ class DeviceSpec:
 
     @property
     def usable_gb(self) -> float | None:
-        """What weights and cache may fill: the GPU's default share where the entry gives one."""
+        """What weights and cache may fill, in the vendor's (binary) GB: the GPU's default
+        share where the entry gives one."""
         return self.gpu_default_gb or self.memory_gb
+
+    @property
+    def usable_decimal_gb(self) -> float | None:
+        """The same, in the 10^9-byte GB that needs are counted in (48 GiB is 51.5 GB)."""
+        return self.usable_gb * GIB / 1e9 if self.usable_gb else None
 
 
 def dims_of(s: dict) -> Dims:
