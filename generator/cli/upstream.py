@@ -19,6 +19,7 @@ more than --days (default 30); 3 none is behind but some source could not be rea
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import shutil
 import subprocess
@@ -49,14 +50,20 @@ def _version(text: str):
         return None
 
 
-def _pypi(name: str) -> Releases:
-    index = "https://pypi.org/simple"
+@functools.lru_cache(maxsize=1)
+def _index() -> str:
+    """The index pip is configured with (https only), else PyPI's: asked once per run."""
     try:
         out = subprocess.run([sys.executable, "-m", "pip", "config", "get", "global.index-url"], capture_output=True, text=True, timeout=TIMEOUT_S)
         if out.returncode == 0 and out.stdout.strip().startswith("https://"):
-            index = out.stdout.strip().rstrip("/")
+            return out.stdout.strip().rstrip("/")
     except (OSError, subprocess.TimeoutExpired):
         pass
+    return "https://pypi.org/simple"
+
+
+def _pypi(name: str) -> Releases:
+    index = _index()
     req = urllib.request.Request(f"{index}/{name}/", headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     with urllib.request.urlopen(req, timeout=TIMEOUT_S) as r:  # noqa: S310 (an https index)
         data = json.load(r)

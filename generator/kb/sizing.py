@@ -12,8 +12,9 @@ from generator.kb.load import Document
 
 
 def _list(d: dict, key: str) -> list:
-    v = d.get(key)
-    return v if isinstance(v, list) else []
+    """The list at `key`, or [] when it is missing or not a list (the schema reports that)."""
+    value = d.get(key)
+    return value if isinstance(value, list) else []
 
 
 def _memory(d: dict) -> Any:

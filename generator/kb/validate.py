@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any, Callable, Iterator
 
 from jsonschema import Draft202012Validator
@@ -20,8 +20,7 @@ from generator.kb.load import MEASUREMENT_SCHEMA, Document, measurement_source_i
 from generator.kb.schema import _explain, _fast_checks, _validators, check_schema
 from generator.kb.provenance import check_shipped, check_source_pulls
 
-PULLS_RECORDED = True
-from generator.kb.sizing import check_memory_sizes, check_model_figures, check_release_date
+from generator.kb.sizing import _list, check_memory_sizes, check_model_figures, check_release_date
 from generator.kb.text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -75,20 +74,15 @@ class _Index:
                 else:
                     self.entries[doc.id] = doc
 
-    @property
+    @cached_property
     def source_data(self) -> dict[str, dict]:
-        """Each source id's fields (a sources file's entry), for the checks that read them."""
+        """Each source id's fields (a sources file's entry), for the checks that read them:
+        gathered once, not for every entry that is checked."""
         return {sid: doc.data.get(sid) for sid, doc in self.sources.items() if doc.kind == "sources" and isinstance(doc.data, dict)}
 
     def kind_of(self, entry_id: str) -> str | None:
         doc = self.entries.get(entry_id)
         return doc.kind if doc else None
-
-
-def _list(d: dict, key: str) -> list:
-    """The list at `key`, or [] when it is missing or not a list (the schema reports that)."""
-    value = d.get(key)
-    return value if isinstance(value, list) else []
 
 
 def _ref(doc: Document, path: tuple, target: Any, index: _Index, what: str = "entry") -> Finding | None:
@@ -474,7 +468,7 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
             return check_measurement(doc, index) + check_text(doc)
         found = check_schema(doc) + check_text(doc)
         if doc.kind == "sources":
-            found += check_source_pulls(doc) if PULLS_RECORDED else []
+            found += check_source_pulls(doc)
         if doc.kind in KINDS and index.entries.get(doc.id) is doc:
             found += check_entry(doc, index) + check_unlinked_aliases(doc) + check_shipped(doc, index.source_data)
         return found
