@@ -292,6 +292,8 @@ def entry_files(root: Path) -> list[tuple[Path, str, str, bool | None]]:
     if (root / "glossary/sources.yaml").exists():
         files.append((root / "glossary/sources.yaml", "sources", "glossary/sources.yaml", None))
     files += [(p, "sources", rel, link) for p, rel, link in _listed(root, "glossary/sources")]
+    # Speeds others published (issue 46): rows beside the ceilings, and what expected speed is calibrated on.
+    files += [(p, "benchmarks", rel, link) for p, rel, link in _listed(root, BENCHMARKS_DIR)]
     for rel, kind in (("glossary/categories.yaml", "categories"), ("glossary/comparisons.yaml", "comparisons"),
                       ("glossary/engine-logs.yaml", "engine-logs"),
                       ("graph/relations.yaml", "relations")):
@@ -304,6 +306,7 @@ def entry_files(root: Path) -> list[tuple[Path, str, str, bool | None]]:
 
 
 MEASUREMENTS_DIR = "bench/gpu/results"
+BENCHMARKS_DIR = "glossary/benchmarks"
 MEASUREMENT_SCHEMA = "bench/gpu/record.schema.json"
 
 

@@ -163,6 +163,7 @@ class Atlas:
     comparisons: tuple[tuple[str, str, str], ...] = ()  # (engine a, engine b, summary)
     engine_logs: tuple["EngineLog", ...] = ()  # glossary/engine-logs.yaml: what engines allocated, to check the calculator
     measurements: Mapping[str, Measurement] = field(default_factory=lambda: MappingProxyType({}))  # source id -> record
+    benchmarks: tuple["Benchmark", ...] = ()  # glossary/benchmarks: speeds others published, row by row
     warnings: tuple = ()  # what validation reports without refusing (kb.Finding): atlas check prints them
 
     def measured(self, model: str | None = None, hardware: str | None = None) -> list[Measurement]:
@@ -310,6 +311,57 @@ class EngineLog:
     note: str | None = None
 
 
+BENCHMARK_FIELDS = ("source", "url", "device", "variant", "devices", "engine", "backend", "version", "model", "checkpoint",
+                    "format", "test", "batch", "tps", "note", "excluded")
+BENCHMARK_REQUIRED = ("source", "device", "variant", "engine", "backend", "version", "model", "checkpoint", "format", "test", "tps")
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One speed someone else measured and published (glossary/benchmarks/<file>.yaml), a
+    row with the file's defaults filled in."""
+
+    path: str  # the file, relative to the repository root
+    row: int  # its index in the file's rows
+    source: str
+    device: str
+    variant: str
+    engine: str
+    backend: str
+    version: str
+    model: str
+    checkpoint: str
+    format: str
+    test: str  # pp512, tg128, tg128@d4096
+    tps: float
+    devices: int = 1
+    batch: int = 1
+    url: str | None = None
+    note: str | None = None
+    excluded: str | None = None  # why the row is shown but calibrates nothing
+
+    @property
+    def kind(self) -> str:
+        """'decode' for a tg test, 'prefill' for a pp test."""
+        return "decode" if self.test.startswith("tg") else "prefill"
+
+    @property
+    def tokens(self) -> int:
+        """The test's N: tokens generated (tg) or in the prompt (pp)."""
+        return int(self.test[2:].split("@")[0])
+
+    @property
+    def depth(self) -> int:
+        """Tokens already in the cache when the test began (@dN), else 0."""
+        return int(self.test.split("@d")[1]) if "@d" in self.test else 0
+
+
+def benchmark_rows(doc: Document) -> list[dict]:
+    """The rows of a benchmarks file with its defaults filled in (a row's own value wins)."""
+    base = doc.data.get("defaults") or {}
+    return [dict(base) | dict(r) for r in doc.data.get("rows") or () if isinstance(r, dict)]
+
+
 def build_model(docs: list[Document]) -> Atlas:
     """Turn validated documents into the model. Assumes validation has passed."""
     entries: dict[str, Entry] = {}
@@ -319,6 +371,7 @@ def build_model(docs: list[Document]) -> Atlas:
     comparisons: list[tuple[str, str, str]] = []
     engine_logs: list[EngineLog] = []
     measurements: dict[str, Measurement] = {}
+    benchmarks: list[Benchmark] = []
     for doc in docs:
         if doc.kind == "measurement":
             m, title = measurement_from(doc)
@@ -335,6 +388,9 @@ def build_model(docs: list[Document]) -> Atlas:
         elif doc.kind == "engine-logs":
             engine_logs += [EngineLog(path=doc.path, **{k: v for k, v in c.items() if v is not None or k in ("tp",)} | {"tp": c.get("tp") or 1})
                             for c in doc.data]
+        elif doc.kind == "benchmarks":
+            benchmarks += [Benchmark(path=doc.path, row=i, **{k: v for k, v in r.items() if v is not None})
+                           for i, r in enumerate(benchmark_rows(doc))]
         elif doc.kind == "relations":
             for name, r in doc.data["relations"].items():
                 relation_types[name] = RelationType(
@@ -352,5 +408,6 @@ def build_model(docs: list[Document]) -> Atlas:
         relation_types=MappingProxyType(relation_types),
         comparisons=tuple(comparisons),
         engine_logs=tuple(engine_logs),
+        benchmarks=tuple(benchmarks),
         measurements=MappingProxyType(dict(sorted(measurements.items(), key=lambda kv: (kv[1].date, kv[0])))),
     )

@@ -20,6 +20,7 @@ from generator.kb.load import MEASUREMENT_SCHEMA, Document, measurement_source_i
 from generator.kb.schema import _explain, _fast_checks, _validators, check_schema
 from generator.kb.provenance import check_shipped, check_source_pulls
 
+from generator.kb.benchmarks import check_benchmarks, format_names
 from generator.kb.sizing import _list, check_memory_sizes, check_model_figures, check_release_date
 from generator.kb.text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
@@ -475,12 +476,15 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
 
     def across() -> None:
         """The checks that read every document at once, here while the others check documents one by one."""
+        formats = lru_cache(maxsize=None)(lambda: format_names(index.entries))
         out.extend(check_aliases(index))
         for doc in docs:
             if doc.kind == "comparisons":
                 out.extend(check_comparisons(doc, index))
             if doc.kind == "engine-logs":
                 out.extend(check_engine_logs(doc, index))
+            if doc.kind == "benchmarks":
+                out.extend(check_benchmarks(doc, index, formats()))
         former: dict[str, Document] = {}
         for doc in index.entries.values():
             for i, old in enumerate(_list(doc.data, "former_ids")):

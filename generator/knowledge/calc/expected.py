@@ -1,0 +1,286 @@
+"""Speed a reader can expect, not only the ceiling (issue 46): each published measurement
+(glossary/benchmarks) beside the ceiling computed here for the same model, format, device
+and context, and from their ratios an expected speed with a band.
+
+The method, as the pages state it:
+
+    ratio        = measured tokens/s / ceiling (decode: bandwidth-bound; prefill: tensor-rate-bound)
+    family       = one engine and backend on one kind of device (llama.cpp Metal on M-series Max chips)
+    expected     = the family's median ratio x the ceiling for the reader's model, format and context
+    band         = the family's lowest to highest ratio x that ceiling; with fewer than three
+                   measurements, widened by a third each way (WIDEN)
+    never above  = the ceiling: a ratio is capped at 1
+
+The basis of each figure: `measured` (rows of this device, model and format: their own
+ratios), `calibrated` (a family's N rows), or `ceiling only` (no row of the engine asked
+for). Without an engine named, a device gets the family with the most rows on its kind of
+device. This project's own GPU records (calc.measured) are plain PyTorch, not an engine, and
+never calibrate anything. Part of the knowledge stage: may import kb and calc."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass
+
+from generator.kb.model import Atlas, Benchmark, Entry
+from generator.knowledge.calc.fit import _times, decode_ceiling, prefill_rate
+from generator.knowledge.calc.formats import precision_for
+from generator.knowledge.calc.limits import CalcError
+from generator.knowledge.calc.specs import device_spec, model_spec
+
+MIN_ROWS = 3
+"""A family with fewer measurements than this has its band widened (WIDEN) and says so."""
+
+WIDEN = 1 / 3
+"""How far a thin family's band is widened each way: low x (1 - WIDEN), high x (1 + WIDEN)."""
+
+BACKENDS = {"cuda": "CUDA", "rocm": "ROCm", "vulkan": "Vulkan", "sycl": "SYCL", "metal": "Metal", "mlx": "MLX",
+            "cpu": "CPU", "opencl": "OpenCL", "tpu": "TPU"}
+
+PLATFORM_BACKENDS = {"cuda": ("cuda", "vulkan"), "rocm": ("rocm", "vulkan"), "apple": ("metal", "mlx"),
+                     "intel": ("sycl", "vulkan"), "cpu": ("cpu",), "tpu": ("tpu",)}
+"""The backends an engine may run on a device of each platform (specs.VENDOR_PLATFORM)."""
+
+
+def device_family(e: Entry) -> str:
+    """The kind of device a ratio carries over to. Apple chips by tier (a Max and an Ultra
+    use their bandwidth differently); others by vendor and memory: at batch 1 an engine's
+    fixed costs per token weigh more against HBM's 2-8 TB/s than against a GDDR card's
+    0.3-1.8 TB/s, so an H100 and an L40S differ more than a 4090 and an L40S."""
+    vendor = e.get("vendor") or "Other"
+    if vendor == "Apple":
+        for tier in ("Ultra", "Max", "Pro"):
+            if f" {tier}" in e.title:
+                return f"Apple M-series {tier}"
+        return "Apple M-series"
+    memory = str(((e.get("specs") or {}).get("memory_type") or {}).get("value") or "").upper()
+    if not memory and e.get("segment") in ("consumer", "workstation") and e.get("class") == "gpu":
+        memory = "GDDR"  # every consumer and workstation card of the catalogue; an entry may lack the field
+    what = {"tpu": "TPUs", "npu": "accelerators", "xpu": "accelerators"}.get(e.get("class") or "", "GPUs")
+    kind = (f"{what} with HBM" if memory.startswith("HBM") else f"{what} with GDDR memory" if memory.startswith("GDDR")
+            else "systems with LPDDR memory" if "LPDDR" in memory else "other devices")
+    return f"{vendor} {kind}"
+
+
+@dataclass(frozen=True)
+class Point:
+    """A published row beside the ceiling computed here for it."""
+
+    row: Benchmark
+    kind: str  # decode or prefill
+    ceiling: float | None  # tokens/s over all the row's sequences
+    ratio: float | None
+    family: tuple[str, str, str]  # engine, backend, device family
+    format_label: str
+    why_not: str | None = None  # why there is no ceiling, in words
+
+
+def _row_point(atlas: Atlas, r: Benchmark) -> Point:
+    dev = atlas.entries[r.device]
+    fam = (r.engine, r.backend, device_family(dev))
+    try:
+        p = precision_for(atlas, r.format, None)
+    except CalcError as exc:
+        return Point(r, r.kind, None, None, fam, r.format, str(exc))
+    m, d = model_spec(atlas.entries[r.model]), _times(device_spec(dev), r.devices)
+    if r.kind == "decode":
+        ceiling = decode_ceiling(m, d, p, max(1, r.depth + r.tokens // 2), 16, r.batch)
+        why = None if ceiling else "no memory bandwidth figure"
+    else:
+        ceiling, _ = prefill_rate(m, d)
+        why = None if ceiling else "no tensor throughput (TFLOPS) figure"
+    return Point(r, r.kind, ceiling, r.tps / ceiling if ceiling else None, fam, p.label, why)
+
+
+_POINTS: dict[int, tuple[Atlas, list[Point]]] = {}
+
+
+def points(atlas: Atlas) -> list[Point]:
+    """Every published row beside its ceiling, in file order (worked out once per atlas)."""
+    hit = _POINTS.get(id(atlas))
+    if hit is None or hit[0] is not atlas:
+        _POINTS.clear()
+        hit = _POINTS[id(atlas)] = (atlas, [_row_point(atlas, r) for r in atlas.benchmarks])
+    return hit[1]
+
+
+def _usable(p: Point) -> bool:
+    """A row that calibrates: a ratio, one sequence, on one device (a split adds a traffic
+    cost the ceiling leaves out), and not set aside by its file (`excluded`, with the reason)."""
+    return p.ratio is not None and p.row.batch == 1 and p.row.devices == 1 and not p.row.excluded
+
+
+@dataclass(frozen=True)
+class Band:
+    """A ratio to the ceiling with its band, from `n` rows."""
+
+    ratio: float
+    low: float
+    high: float
+    n: int
+
+    @property
+    def thin(self) -> bool:
+        return self.n < MIN_ROWS
+
+
+def band(ratios: list[float]) -> Band:
+    """The median of the ratios and their range, widened when there are few; each capped at 1."""
+    lo, hi = min(ratios), max(ratios)
+    if len(ratios) < MIN_ROWS:
+        lo, hi = lo * (1 - WIDEN), hi * (1 + WIDEN)
+    return Band(ratio=min(1.0, statistics.median(ratios)), low=min(1.0, lo), high=min(1.0, hi), n=len(ratios))
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """A band of ratios to the ceiling and what it rests on."""
+
+    band: Band
+    basis: str  # measured or calibrated
+    text: str  # in words: 'calibrated from 12 measurements of Q4_K_M with llama.cpp (CUDA) on NVIDIA GPUs with GDDR memory'
+    engine: str
+    backend: str
+
+
+def _most(pts: list[Point]) -> tuple[str, str]:
+    """The engine and backend with the most rows among `pts` (ties: by name)."""
+    counts: dict[tuple[str, str], int] = {}
+    for p in pts:
+        counts[p.family[:2]] = counts.get(p.family[:2], 0) + 1
+    return min(counts, key=lambda k: (-counts[k], k))
+
+
+def _s(n: int) -> str:
+    return "s" if n != 1 else ""
+
+
+def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) -> Prediction | None:
+    """The ratio band for `model` in the format labelled `label` on `dev`, from `pts` (rows of
+    one kind, one engine if the reader named one), by the first rule that has rows:
+
+    1. measured: rows of this device, model and format (their engine and backend with most rows);
+    2. this kind of device (device_family), the engine and backend with most rows there, and
+       of its rows those in this format if there are MIN_ROWS of them, else all;
+    3. the same engine and backend on the vendor's other devices, else on any, band widened."""
+    everything = pts
+    platform = device_spec(dev).platform
+    pts = [p for p in pts if p.row.backend in PLATFORM_BACKENDS.get(platform or "", (p.row.backend,))]
+    own = [p for p in pts if p.row.device == dev.id and p.row.model == model and p.format_label == label]
+    if own:
+        eb = _most(own)
+        b = band([p.ratio for p in own if p.family[:2] == eb])
+        thin = ", too few for a narrow band" if b.thin else ""
+        return Prediction(b, "measured", f"measured: {b.n} published run{_s(b.n)} of this model and format on "
+                                         f"this device with {_label(atlas, *eb, '').removesuffix(' on ')}{thin}", *eb)
+    fam = device_family(dev)
+    same = [p for p in pts if p.family[2] == fam]
+    if same:
+        eb = _most(same)
+        rows = [p for p in same if p.family[:2] == eb]
+        fmt_rows = [p for p in rows if p.format_label == label]
+        if len(fmt_rows) >= MIN_ROWS:
+            b = band([p.ratio for p in fmt_rows])
+            return Prediction(b, "calibrated", f"calibrated from {b.n} measurements of {label} with {_label(atlas, *eb, fam)}", *eb)
+        b = band([p.ratio for p in rows])
+        thin = ": too few for a narrow band" if b.thin else ""
+        return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, *eb, fam)}{thin}", *eb)
+    vendor = dev.get("vendor") or ""
+    kin = [p for p in pts if (atlas.entries[p.row.device].get("vendor") or "") == vendor]
+    pool = kin or everything
+    if not pool:
+        return None
+    eb = _most(pool)
+    b = band([p.ratio for p in pool if p.family[:2] == eb])
+    b = Band(b.ratio, b.low * (1 - WIDEN), min(1.0, b.high * (1 + WIDEN)), b.n)  # another kind of device: wider still
+    where = f"other {vendor} devices" if kin else "other vendors' devices, whose software differs"
+    return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, eb[0], eb[1], where)}: "
+                                       f"nothing measured on {fam}, so the band is wide", *eb)
+
+
+@dataclass(frozen=True)
+class Family:
+    """One engine and backend on one kind of device, for decode or prefill: its rows' ratios,
+    and how well the rules of `predict` do on its rows when each is held back in turn."""
+
+    kind: str
+    engine: str
+    backend: str
+    devices: str  # device family
+    label: str  # 'llama.cpp (Metal) on Apple M-series Max'
+    band: Band
+    loo_error: float | None  # median |predicted - measured| / measured, each row predicted from all the others
+    loo_inside: int  # rows inside the band predicted without them
+    loo_n: int  # rows that could be predicted without them
+
+
+def _label(atlas: Atlas, engine: str, backend: str, devices: str) -> str:
+    title = atlas.entries[engine].title if engine in atlas.entries else engine
+    return f"{title} ({BACKENDS.get(backend, backend)}) on {devices}"
+
+
+def families(atlas: Atlas, kind: str) -> list[Family]:
+    """Every family with usable rows of one kind, most rows first, each with its
+    leave-one-out check: every row predicted, by its own engine, from all the other rows."""
+    usable = [p for p in points(atlas) if p.kind == kind and _usable(p)]
+    groups: dict[tuple, list[Point]] = {}
+    for p in usable:
+        groups.setdefault(p.family, []).append(p)
+    out = []
+    for (engine, backend, devs), rows in groups.items():
+        errors, inside = [], 0
+        for held in rows:
+            rest = [p for p in usable if p is not held and p.row.engine == engine]
+            pr = predict(atlas, rest, held.row.model, atlas.entries[held.row.device], held.format_label)
+            if pr is None:
+                continue
+            errors.append(abs(pr.band.ratio - held.ratio) / held.ratio)
+            inside += pr.band.low <= held.ratio <= pr.band.high
+        out.append(Family(kind, engine, backend, devs, _label(atlas, engine, backend, devs), band([p.ratio for p in rows]),
+                          statistics.median(errors) if errors else None, inside, len(errors)))
+    return sorted(out, key=lambda f: (-f.band.n, f.label))
+
+
+@dataclass(frozen=True)
+class Expected:
+    """What a reader can expect beside a ceiling: tokens/s with a band, and its basis."""
+
+    tps: float | None
+    low: float | None
+    high: float | None
+    basis: str  # measured, calibrated or ceiling only
+    n: int  # rows it rests on
+    basis_text: str  # the basis in words
+    engine: str | None = None
+    backend: str | None = None
+
+    def as_dict(self, prefix: str) -> dict:
+        r = lambda v: round(v, 3) if v is not None else None  # noqa: E731
+        return {f"{prefix}_expected_tps": r(self.tps), f"{prefix}_expected_low": r(self.low),
+                f"{prefix}_expected_high": r(self.high), f"{prefix}_expected_basis": self.basis,
+                f"{prefix}_expected_n": self.n, f"{prefix}_expected_from": self.basis_text,
+                f"{prefix}_expected_engine": self.engine}
+
+
+def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: float | None, kind: str = "decode",
+             engine: str | None = None) -> Expected:
+    """The expected speed of one sequence of `model` in `fmt` (a format name or a precision's
+    label) on `device` (an entry id, or a memory size of one: apple-m2-max@64), scaled from
+    the caller's `ceiling` (at the reader's context): predict's band x the ceiling."""
+    if not ceiling:
+        return Expected(None, None, None, "ceiling only", 0, "no ceiling to scale: the device entry lacks the figure", engine)
+    dev = atlas.entries.get(device.split("@")[0])
+    if dev is None:
+        return Expected(None, None, None, "ceiling only", 0, "a device of your own: no measurement to calibrate on", engine)
+    label = fmt or "FP16"
+    try:
+        label = precision_for(atlas, fmt, None).label
+    except CalcError:
+        pass
+    pts = [p for p in points(atlas) if p.kind == kind and _usable(p) and (engine is None or p.row.engine == engine)]
+    pr = predict(atlas, pts, model, dev, label)
+    if pr is None:
+        title = atlas.entries[engine].title if engine in atlas.entries else (engine or "any engine")
+        return Expected(None, None, None, "ceiling only", 0, f"no published measurement of {title} to calibrate on", engine)
+    b = pr.band
+    return Expected(b.ratio * ceiling, b.low * ceiling, b.high * ceiling, pr.basis, b.n, pr.text, pr.engine, pr.backend)
