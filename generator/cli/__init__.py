@@ -414,7 +414,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_compare)
 
-    s = sub.add_parser("fit", help="memory and speed ceilings of a model on devices")
+    s = sub.add_parser("fit", help="memory, speed ceilings and expected speed of a model on devices")
     s.add_argument("model", nargs="?", help="model id, title or alias (or --config)")
     s.add_argument("--config", metavar="CONFIG_JSON", help="a model the atlas does not hold: its Hugging Face config.json")
     s.add_argument("--device", action="append", help="hardware id (repeatable; default: every device with a memory figure)")
@@ -423,6 +423,8 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--bits", type=_finite, help="bits per weight, instead of --format")
     s.add_argument("--context", type=int, default=4096, help="tokens per sequence (default 4096)")
     s.add_argument("--concurrency", type=int, default=1, help="sequences served at once (default 1)")
+    s.add_argument("--engine", help="the engine you will run (llama.cpp, MLX-LM, vLLM ...): expected speeds from its published measurements")
+    s.add_argument("--prompt", type=int, metavar="TOKENS", help="tokens in your prompt, for the time to the first token (default: the whole --context)")
     s.add_argument("--devices", type=int, default=1, metavar="N", help="how many of the device you have (default 1): fit and speed over all N")
     s.add_argument("--kv-bits", type=_finite, default=16, help="bits per KV-cache value (default 16)")
     s.add_argument("--overhead", type=_finite, default=0.10, help="activations and runtime, as a fraction of weights + cache")

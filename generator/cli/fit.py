@@ -30,6 +30,7 @@ def cmd_fit(args) -> int:
         prefill_for,
         runs,
         sized_devices,
+        speeds,
     )
     from generator.render.labels import VALUE_LABELS, segment_rank
 
@@ -85,10 +86,13 @@ def cmd_fit(args) -> int:
         n = {d.id: min(args.devices, d.max_devices) for d in devices}  # a Mac or a laptop is one machine
         rows = [(d, estimate(model, d, prec, args.context, args.concurrency, args.kv_bits, args.overhead, devices=n[d.id]))
                 for d in devices]
-        costs = {d.id: cost(e, d, args.price_per_hour, args.kwh_price,
-                            single=e if args.concurrency == 1 else estimate(model, d, prec, args.context, 1, args.kv_bits,
-                                                                            args.overhead, devices=n[d.id]))
-                 for d, e in rows}
+        singles = {d.id: e if args.concurrency == 1 else estimate(model, d, prec, args.context, 1, args.kv_bits,
+                                                                  args.overhead, devices=n[d.id]) for d, e in rows}
+        costs = {d.id: cost(e, d, args.price_per_hour, args.kwh_price, single=singles[d.id]) for d, e in rows}
+        engine = pick(atlas, args.engine, "engine").id if args.engine else None
+        prompt = args.prompt or args.context
+        if prompt < 1 or prompt > args.context:
+            raise CalcError(f"--prompt {prompt}: give the prompt's tokens, from 1 to the context of {args.context:,}")
     except CalcError as exc:
         print(f"atlas fit: {exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
@@ -97,6 +101,10 @@ def cmd_fit(args) -> int:
     measured = {d.id: measured_for(atlas, model.id, d.id, args.context) for d, _ in rows}
     prefilled = {d.id: prefill_for(atlas, model.id, d.id, args.context) for d, _ in rows}  # prompt length nearest --context
     comparable = bits == MEASURED_BITS and args.kv_bits == MEASURED_BITS
+    # What a reader can expect beside each ceiling (calc.expected): one sequence, from published
+    # measurements of the engine asked for, or of the best-measured one on that kind of device.
+    expect = {d.id: speeds(atlas, model.id, d.id, label, singles[d.id].decode_tps, e.prefill_tps, prompt, engine)
+              for d, e in rows}
     if args.json:
         def with_measured(d, e) -> dict:
             got = measured[d.id]
@@ -104,7 +112,7 @@ def cmd_fit(args) -> int:
             pre = prefilled[d.id]
             pre = dict(dataclasses.asdict(pre), source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
             return dict(e.as_dict(), title=d.title, segment=segment.get(d.id), measured=extra, measured_prefill=pre,
-                        cost=costs[d.id].as_dict())
+                        cost=costs[d.id].as_dict(), **expect[d.id].as_dict())
         shape = ({"config": args.config, "params_total_b": round(reading.params_total_b, 3),
                   "params_active_b": round(reading.params_active_b, 3), "attention": model.attention,
                   "used": reading.used, "missing": reading.missing} if reading else None)
@@ -112,6 +120,7 @@ def cmd_fit(args) -> int:
                      "format_parts": dict(prec.parts) or None, "format_note": prec.note, "released": bool(released),
                      "devices_owned": args.devices,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
+                     "engine": engine, "prompt_tokens": prompt,
                      "price_per_hour": args.price_per_hour, "kwh_price": args.kwh_price,
                      "where": args.where, "runs_on": list(only) if only else None, "left_out": [d.id for d in elsewhere],
                      "devices": [with_measured(d, e) for d, e in rows]})
@@ -137,10 +146,11 @@ def cmd_fit(args) -> int:
         if first.parts_note:
             print(f"  {_plain(model.title)}: {_plain(first.parts_note)}.")
     many = args.concurrency > 1
-    print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12}" + (f" {'all ' + str(args.concurrency):>14}" if many else "")
-          + f" {'prefill max':>13}")
+    print(f"\n  {'device':34} {'memory':>8} {'fits':>5} {'decode max':>12} {'expected (band)':>19}"
+          + (f" {'all ' + str(args.concurrency):>14}" if many else "") + f" {'prefill max':>13} {'1st token':>17}")
     notes: list[str] = []
     unknown: dict[str, list[str]] = {}
+    bases: dict[tuple[str, str], list[str]] = {}  # what each expected figure rests on, naming the devices
     group = None
     for d, e in rows:
         if not args.device and segment.get(d.id) and segment[d.id] != group:  # a heading where the group changes
@@ -158,7 +168,17 @@ def cmd_fit(args) -> int:
         if e.fits and e.devices > 1:
             notes.append(f"  {_plain(d.title)}: yes, on your {e.devices}: each holds {e.total_gb / e.devices:.1f} GB of the "
                          f"{e.total_gb:.1f} GB, split by tensor parallelism; the speeds are over all {e.devices}, before the traffic between them.")
-        print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12}" + (f" {total:>14}" if many else "") + f" {pre:>13}")
+        x = expect[d.id]
+        exp = (f"{_tps(x.decode.tps)} ({_tps(x.decode.low)}-{_tps(x.decode.high)}){BASIS_MARK[x.decode.basis]}"
+               if x.decode.tps else "-")
+        ttft, fast, slow = x.ttft_s
+        first_tok = (f"{_secs(ttft)} ({_secs(fast)}-{_secs(slow)})" if ttft else
+                     f">= {_secs(x.ttft_ceiling_s)}" if x.ttft_ceiling_s else "-")
+        print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12} {exp:>19}" + (f" {total:>14}" if many else "")
+              + f" {pre:>13} {first_tok:>17}")
+        for what, got_x in (("decode", x.decode), ("prefill", x.prefill)):
+            if got_x.tps or got_x.basis_text.startswith("no published"):
+                bases.setdefault((what, _plain(got_x.basis_text)), []).append(_plain(d.title))
         if e.decode_bound == "compute":
             notes.append(f"  {_plain(d.title)}: * at {args.concurrency:,} sequences its tensor rate, not its memory bandwidth, "
                          "sets the decode ceiling (2 FLOP per active parameter per token).")
@@ -212,6 +232,10 @@ def cmd_fit(args) -> int:
             notes.append(f"  {_plain(d.title)}: this project measured {_plain(model.title)} on it in 16-bit weights and "
                          f"KV cache only; run with --format bf16 --kv-bits 16 to see it beside the ceiling.")
     notes += [f"  {', '.join(names)}: {why}." for why, names in unknown.items()]
+    if bases:
+        notes.append(f"  Expected speeds (one sequence{', with ' + _plain(atlas.entries[engine].title) if engine else ''}; "
+                     f"first token after a {prompt:,}-token prompt), what each rests on; m = measured, c = calibrated:")
+        notes += [f"  {what}, {', '.join(names)}: {why}." for (what, why), names in bases.items()]
     if elsewhere:
         notes.append(f"  {label} runs on {_platforms(only)}: {len(elsewhere)} devices that do not are left out.")
     if notes:
@@ -221,6 +245,17 @@ def cmd_fit(args) -> int:
     print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
           "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
     return EXIT_OK
+
+
+BASIS_MARK = {"measured": " m", "calibrated": " c", "ceiling only": ""}
+
+
+def _tps(x: float) -> str:
+    return f"{x:,.1f}" if x < 10 else f"{x:,.0f}"
+
+
+def _secs(x: float) -> str:
+    return f"{x * 1000:,.0f} ms" if x < 1 else f"{x:,.1f} s" if x < 100 else f"{x:,.0f} s"
 
 
 UNREAD_SHARE = ("the GPU's default share of memory has not been published for this chip, so fit is judged against all "

@@ -162,8 +162,9 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
     1. measured: rows of this device, model and format (their engine and backend with most rows);
     2. this kind of device (device_family), the engine and backend with most rows there, and
        of its rows those in this format if there are MIN_ROWS of them, else all;
-    3. the same engine and backend on the vendor's other devices, else on any, band widened."""
-    everything = pts
+    3. the same engine and backend on the vendor's other kinds of device, band widened.
+    None where the vendor's devices have no rows: an engine measured on one vendor's
+    hardware says nothing of another's (llama.cpp on CUDA, of a TPU)."""
     platform = device_spec(dev).platform
     pts = [p for p in pts if p.row.backend in PLATFORM_BACKENDS.get(platform or "", (p.row.backend,))]
     own = [p for p in pts if p.row.device == dev.id and p.row.model == model and p.format_label == label]
@@ -187,13 +188,12 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
         return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, *eb, fam)}{thin}", *eb)
     vendor = dev.get("vendor") or ""
     kin = [p for p in pts if (atlas.entries[p.row.device].get("vendor") or "") == vendor]
-    pool = kin or everything
-    if not pool:
+    if not kin:
         return None
-    eb = _most(pool)
-    b = band([p.ratio for p in pool if p.family[:2] == eb])
+    eb = _most(kin)
+    b = band([p.ratio for p in kin if p.family[:2] == eb])
     b = Band(b.ratio, b.low * (1 - WIDEN), min(1.0, b.high * (1 + WIDEN)), b.n)  # another kind of device: wider still
-    where = f"other {vendor} devices" if kin else "other vendors' devices, whose software differs"
+    where = f"other {vendor} devices"
     return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, eb[0], eb[1], where)}: "
                                        f"nothing measured on {fam}, so the band is wide", *eb)
 
@@ -280,7 +280,47 @@ def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: fl
     pts = [p for p in points(atlas) if p.kind == kind and _usable(p) and (engine is None or p.row.engine == engine)]
     pr = predict(atlas, pts, model, dev, label)
     if pr is None:
-        title = atlas.entries[engine].title if engine in atlas.entries else (engine or "any engine")
-        return Expected(None, None, None, "ceiling only", 0, f"no published measurement of {title} to calibrate on", engine)
+        title = atlas.entries[engine].title if engine in atlas.entries else "any engine"
+        vendor = dev.get("vendor") or "this vendor"
+        return Expected(None, None, None, "ceiling only", 0, f"no published measurement of {title} on {vendor} hardware to calibrate on", engine)
     b = pr.band
     return Expected(b.ratio * ceiling, b.low * ceiling, b.high * ceiling, pr.basis, b.n, pr.text, pr.engine, pr.backend)
+
+
+@dataclass(frozen=True)
+class Speeds:
+    """Decode and prefill as a reader can expect them on one device, and the time to the
+    first token of a prompt: expected with its band, beside the ceiling."""
+
+    decode: Expected
+    prefill: Expected
+    prompt: int  # tokens of the reader's prompt
+    prefill_ceiling: float | None
+
+    @property
+    def ttft_ceiling_s(self) -> float | None:
+        return self.prompt / self.prefill_ceiling if self.prefill_ceiling else None
+
+    @property
+    def ttft_s(self) -> tuple[float | None, float | None, float | None]:
+        """Expected seconds to the first token, and its band (the slow end first)."""
+        p = self.prefill
+        if not p.tps:
+            return None, None, None
+        return self.prompt / p.tps, self.prompt / p.high, self.prompt / p.low
+
+    def as_dict(self) -> dict:
+        r = lambda v: round(v, 4) if v is not None else None  # noqa: E731
+        ttft, fast, slow = self.ttft_s
+        return (self.decode.as_dict("decode") | self.prefill.as_dict("prefill")
+                | {"prompt_tokens": self.prompt, "ttft_ceiling_s": r(self.ttft_ceiling_s), "ttft_expected_s": r(ttft),
+                   "ttft_expected_low_s": r(fast), "ttft_expected_high_s": r(slow)})
+
+
+def speeds(atlas: Atlas, model: str, device: str, fmt: str | None, decode_ceiling_tps: float | None,
+           prefill_ceiling_tps: float | None, prompt: int, engine: str | None = None) -> Speeds:
+    """Expected decode (one sequence) and prefill for a model on a device, from the ceilings
+    the caller worked out for the reader's format and context."""
+    return Speeds(decode=expected(atlas, model, device, fmt, decode_ceiling_tps, "decode", engine),
+                  prefill=expected(atlas, model, device, fmt, prefill_ceiling_tps, "prefill", engine),
+                  prompt=prompt, prefill_ceiling=prefill_ceiling_tps)
