@@ -379,6 +379,60 @@
   function prefillFor(measured, modelId, deviceId, tokens) { return nearestFastest(measured && measured.prefill, modelId, deviceId, "prompt", tokens); }
   window.atlasCalcMeasuredFor = measuredFor;
 
+  /* Expected speed from published measurements, as calc.calibrate.predict works it out: rows
+   * of this device, model and format (measured); else the engine with most rows on this kind of
+   * device, its rows of this format if there are min_rows, else all (calibrated); else that
+   * engine on the vendor's other devices, band widened; else null (ceiling only). A row is
+   * [device, model, format key, engine, backend, device family, ratio]. */
+  function formatKey(label) { var k = String(label || "").toLowerCase(); return k.indexOf("gguf ") === 0 ? k.slice(5) : k; }
+  function median(xs) { var a = xs.slice().sort(function (x, y) { return x - y; }), n = a.length; return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2; }
+  function ratioBand(xs, X) {
+    var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
+    if (xs.length < X.min_rows) { lo *= 1 - X.widen; hi *= 1 + X.widen; }
+    return { ratio: Math.min(1, median(xs)), low: Math.min(1, lo), high: Math.min(1, hi), n: xs.length, thin: xs.length < X.min_rows };
+  }
+  function most(rows) {
+    var counts = {};
+    rows.forEach(function (r) { var k = r[3] + "\u0000" + r[4]; counts[k] = (counts[k] || 0) + 1; });
+    return Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0); })[0].split("\u0000");
+  }
+  function familyLabel(X, eb, where) { return (X.engines[eb[0]] || eb[0]) + " (" + (X.backends[eb[1]] || eb[1]) + ") on " + where; }
+  function predict(X, kind, modelId, deviceId, label, engine) {
+    var dev = X && X.devices[String(deviceId).split("@")[0]];
+    if (!dev) return null;
+    var all = X.rows[kind].filter(function (r) { return !engine || r[3] === engine; });
+    var pts = all.filter(function (r) { return !dev.backends || dev.backends.indexOf(r[4]) >= 0; });
+    var fk = formatKey(label), base = String(deviceId).split("@")[0], s = function (n) { return n === 1 ? "" : "s"; };
+    var own = pts.filter(function (r) { return r[0] === base && r[1] === modelId && r[2] === fk; });
+    var eb, b;
+    if (own.length) {
+      eb = most(own);
+      b = ratioBand(own.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; }).map(function (r) { return r[6]; }), X);
+      return { band: b, basis: "measured", text: "measured: " + b.n + " published run" + s(b.n) + " of this model and format on this device with " +
+               (X.engines[eb[0]] || eb[0]) + " (" + (X.backends[eb[1]] || eb[1]) + ")" + (b.thin ? ", too few for a narrow band" : "") };
+    }
+    var same = pts.filter(function (r) { return r[5] === dev.family; });
+    if (same.length) {
+      eb = most(same);
+      var rows = same.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; });
+      var fmtRows = rows.filter(function (r) { return r[2] === fk; });
+      if (fmtRows.length >= X.min_rows) {
+        b = ratioBand(fmtRows.map(function (r) { return r[6]; }), X);
+        return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurements of " + label + " with " + familyLabel(X, eb, dev.family) };
+      }
+      b = ratioBand(rows.map(function (r) { return r[6]; }), X);
+      return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurement" + s(b.n) + " of " + familyLabel(X, eb, dev.family) + (b.thin ? ": too few for a narrow band" : "") };
+    }
+    var kin = pts.filter(function (r) { return (X.devices[r[0]] || {}).vendor === dev.vendor; });
+    if (!kin.length) return null;
+    eb = most(kin);
+    b = ratioBand(kin.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; }).map(function (r) { return r[6]; }), X);
+    b = { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin };
+    return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurement" + s(b.n) + " of " + familyLabel(X, eb, "other " + dev.vendor + " devices") +
+             ": nothing measured on " + dev.family + ", so the band is wide" };
+  }
+  window.atlasCalcPredict = predict;
+
   var PART_LABELS = { embed: "embedding table", attention: "attention", mlp: "dense MLP", experts: "routed experts", shared: "shared experts", router: "router", head: "output head" };  // calc.parts.PART_LABELS
   function fmt(x, digits) { return x.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits }); }
 
@@ -413,11 +467,12 @@
       if (id && id !== model.value) { model.value = id; model.dispatchEvent(new Event("change")); }
     });
     var format = el("select", { id: "calc-format" });
-    var bitsOf = {}, meaningOf = {}, runsOn = {}, familyOf = {}, partsOf = {};
+    var bitsOf = {}, meaningOf = {}, runsOn = {}, familyOf = {}, partsOf = {}, labelOf = {};
     data.formats.forEach(function (g) {
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
         bitsOf[f.id] = f.bits;
+        labelOf[f.id] = f.label;  // expected speed matches published rows on it (calibrate.format_key)
         partsOf[f.id] = f.parts || {};  // parts it keeps at other bits (calc.formats.precisions)
         runsOn[f.id] = g.runs_on || null;  // calc.format_platforms: only devices of these platforms run it
         familyOf[f.id] = g.family;
@@ -437,6 +492,10 @@
     var SEGMENTS = [["", "All devices"]].concat(data.segments || []);  // ids and labels from the build (render/labels.SEGMENTS)
     var where = el("select", { id: "calc-where" }, SEGMENTS.map(function (s2) { return el("option", { value: s2[0], text: s2[1] }); }));
     if (SEGMENTS.some(function (s2) { return s2[0] === q.get("where"); })) where.value = q.get("where");
+    var X = data.expected;
+    var engineSel = el("select", { id: "calc-engine" }, [el("option", { value: "", text: "the best-measured one" })].concat(
+      Object.keys((X && X.engines) || {}).map(function (k) { return el("option", { value: k, text: X.engines[k] }); })));
+    if (q.get("engine") && X && X.engines[q.get("engine")]) engineSel.value = q.get("engine");
     var kvBits = el("select", { id: "calc-kv" }, [el("option", { value: "16", text: "16-bit" }), el("option", { value: "8", text: "8-bit" }), el("option", { value: "4", text: "4-bit" })]);
     var defaults = data["default"] || {};  // a model and format that fit common hardware
     if (defaults.model && data.models.some(function (x) { return x.id === defaults.model; })) model.value = defaults.model;
@@ -512,7 +571,7 @@
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Find a model", modelFind), modelNames, field("Model", model), field("Weight format", format), field("Bits per weight", bits),
       field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits), field("Devices", where),
-      field("How many you have", owned)]), costBox, paste, own, meaning, message, summary,
+      field("How many you have", owned), field("Engine, for expected speed", engineSel)]), costBox, paste, own, meaning, message, summary,
       legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
 
     function update() {
@@ -640,6 +699,32 @@
                 (pre.slice ? "; " + pre.layers_built + " of " + pre.layers + " layers run, time scaled" : "") + " · "),
               el("a", { href: pre.url, text: "source", title: pre.title })]));
           }
+          var fmtLabel = format.value === "custom" || format.value === "config" ? "" : labelOf[format.value];
+          function expectLine(kind, ceiling) {
+            var pr = ceiling ? predict(X, kind, m.id, d.id, fmtLabel, engineSel.value) : null;
+            if (!pr) return null;
+            var bd = pr.band;
+            return { tps: bd.ratio * ceiling, low: bd.low * ceiling, high: bd.high * ceiling, basis: pr.basis, text: pr.text };
+          }
+          function tpsText(x) { return fmt(x, x < 10 ? 1 : 0); }
+          var one = s === 1 ? e : estimate(m, d, prec, t, 1, kb, data.overhead, host, Math.min(nOwned, d.max_devices || 8));
+          var xd = e.fits !== false && one.decode_tps ? expectLine("decode", one.decode_tps) : null;
+          if (xd) {
+            decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": xd.basis, title: xd.text,
+              text: "expect about " + tpsText(xd.tps) + " (" + tpsText(xd.low) + "\u2013" + tpsText(xd.high) + ") tok/s" + (s > 1 ? " for one sequence alone" : "") + " \u00b7 " + xd.basis }));
+            note(d.title + ", expected decode: " + xd.text + ".");
+          } else if (e.decode_tps && d.id !== "custom") {
+            decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": "ceiling only", text: "ceiling only: nothing published to calibrate on" }));
+          }
+          var xp = e.prefill_tps ? expectLine("prefill", e.prefill_tps) : null;
+          if (e.prefill_tps) {
+            var ttftCeil = t / e.prefill_tps;
+            function secs(x) { return x < 1 ? fmt(x * 1000, 0) + " ms" : fmt(x, 1) + " s"; }
+            prefillCell.appendChild(el("span", { class: "atlas-calc__ttft", "data-basis": xp ? xp.basis : "ceiling only",
+              text: "first token of a " + t.toLocaleString("en") + "-token prompt: " + (xp ? "expect " + secs(t / xp.tps) + " (" + secs(t / xp.high) + "\u2013" + secs(t / xp.low) + "), " : "") +
+                    "no sooner than " + secs(ttftCeil) + (xp ? " \u00b7 " + xp.basis : " \u00b7 ceiling only") }));
+            if (xp) note(d.title + ", expected prefill: " + xp.text + ".");
+          }
           var shown = meas && b === data.measured.bits && kb === data.measured.kv_bits ? meas.tokens_per_s : null;
           if (top > 0 && (e.decode_tps || e.split_decode_tps)) decodeCell.insertBefore(bar(e.decode_tps || e.split_decode_tps, !e.decode_tps, shown), decodeCell.childNodes[1] || null);
           var c = r.c;
@@ -676,6 +761,7 @@
         if (nOwned > 1) url.searchParams.set("devices", nOwned); else url.searchParams.delete("devices");
         if (devUnified.checked) url.searchParams.set("dev_unified", "1"); else url.searchParams.delete("dev_unified");
         if (where.value) url.searchParams.set("where", where.value); else url.searchParams.delete("where");
+        if (engineSel.value) url.searchParams.set("engine", engineSel.value); else url.searchParams.delete("engine");
         [["price", hourly], ["kwh", perKwh], ["dev_mem", mem], ["dev_bw", bw], ["dev_tflops", tf], ["dev_w", w]].forEach(function (kv) {
           if (kv[1] === null) url.searchParams.delete(kv[0]); else url.searchParams.set(kv[0], kv[1]);
         });
@@ -687,7 +773,7 @@
         message.textContent = err.message;
       }
     }
-    [model, format, bits, context, seqs, owned, kvBits, where, price, kwh, devMem, devBw, devTflops, devWatts, devUnified].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
+    [model, format, bits, context, seqs, owned, kvBits, where, price, kwh, devMem, devBw, devTflops, devWatts, devUnified, engineSel].forEach(function (x) { x.addEventListener("input", update); x.addEventListener("change", update); });
     pasteBox.addEventListener("input", function () { try { readPaste(); update(); } catch (e) { /* the message says what is wrong */ } });
     update();
   }

@@ -101,7 +101,7 @@ def cmd_fit(args) -> int:
     measured = {d.id: measured_for(atlas, model.id, d.id, args.context) for d, _ in rows}
     prefilled = {d.id: prefill_for(atlas, model.id, d.id, args.context) for d, _ in rows}  # prompt length nearest --context
     comparable = bits == MEASURED_BITS and args.kv_bits == MEASURED_BITS
-    # What a reader can expect beside each ceiling (calc.expected): one sequence, from published
+    # What a reader can expect beside each ceiling (calc.calibrate): one sequence, from published
     # measurements of the engine asked for, or of the best-measured one on that kind of device.
     expect = {d.id: speeds(atlas, model.id, d.id, label, singles[d.id].decode_tps, e.prefill_tps, prompt, engine)
               for d, e in rows}

@@ -73,9 +73,9 @@ def check_benchmarks(doc: Document, index: Any, formats: set[str]) -> list[Findi
             line, col = at(i, "format")
             out.append(Finding(doc.path, line, col, f"format '{fmt}' is not a weight format the calculator knows{did_you_mean(fmt.casefold(), formats)}; "
                                                     f"name it as a format term or variant does (q4_k_m, gguf q4_0, fp16, mxfp4)"))
-        key = tuple(str(row.get(f)) for f in ("device", "devices", "engine", "backend", "version", "model", "checkpoint", "format", "test", "batch", "source", "url"))
+        key = tuple(str(row.get(f)) for f in ("device", "devices", "engine", "backend", "version", "model", "checkpoint", "format", "test", "batch", "source", "url", "note", "variant"))
         if key in seen:
             line, col = at(i)
-            out.append(Finding(doc.path, line, col, f"row {i + 1} repeats row {seen[key] + 1} (same device, engine, model, format, test and source)"))
+            out.append(Finding(doc.path, line, col, f"row {i + 1} repeats row {seen[key] + 1} (same device and variant, engine, model, format, test, source and note)"))
         seen.setdefault(key, i)
     return out

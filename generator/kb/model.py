@@ -347,8 +347,9 @@ class Benchmark:
 
     @property
     def tokens(self) -> int:
-        """The test's N: tokens generated (tg) or in the prompt (pp)."""
-        return int(self.test[2:].split("@")[0])
+        """The test's N: tokens generated (tg) or in the prompt (pp); 0 where the source did not say."""
+        n = self.test[2:].split("@")[0]
+        return int(n) if n else 0
 
     @property
     def depth(self) -> int:

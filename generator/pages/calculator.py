@@ -57,6 +57,7 @@ def calculator_data(atlas: Atlas) -> dict:
 
     return {"models": models, "devices": devices, "segments": [[s, label(s)] for s in SEGMENTS], "platforms": PLATFORMS, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
             "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),
+            "expected": _calculator_expected(atlas),
             "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
             "unified_share": UNIFIED_SHARE,
             "limits": {"tokens": list(LIMITS["tokens"]), "sequences": list(LIMITS["sequences"]), "bits": [1, 32], "kv_bits": [2, 32],
@@ -92,6 +93,28 @@ def _calculator_measured(atlas: Atlas) -> dict:
                 "source": p.source, "title": atlas.sources[p.source].title, "url": f"../{SOURCES_URL}/{p.source}/"}
                for p in measured_prefills(atlas)]
     return {"bits": MEASURED_BITS, "kv_bits": MEASURED_BITS, "points": points, "prefill": prefill}
+
+
+def _calculator_expected(atlas: Atlas) -> dict:
+    """What the page needs to work out expected speed as calc.calibrate.predict does: every
+    calibrating row's ratio with its device, model, format and family, and each device's
+    family, vendor and the backends its platform runs."""
+    from generator.knowledge.calc import device_family, device_spec, points
+    from generator.knowledge.calc.calibrate import BACKENDS, MIN_ROWS, PLATFORM_BACKENDS, WIDEN, _usable, format_key
+
+    rows = {"decode": [], "prefill": []}
+    for p in points(atlas):
+        if _usable(p):
+            rows[p.kind].append([p.row.device, p.row.model, format_key(p.format_label), p.row.engine, p.row.backend,
+                                 p.family[2], round(p.ratio, 4)])
+    devices = {}
+    for e in atlas.of_kind("hardware"):
+        d = device_spec(e)
+        devices[e.id] = {"family": device_family(e), "vendor": e.get("vendor") or "",
+                         "backends": list(PLATFORM_BACKENDS[d.platform]) if d.platform in PLATFORM_BACKENDS else None}
+    engines = sorted({p.row.engine for p in points(atlas)})
+    return {"rows": rows, "devices": devices, "engines": {x: atlas.entries[x].title for x in engines},
+            "backends": BACKENDS, "min_rows": MIN_ROWS, "widen": WIDEN}
 
 
 SOURCES_URL = "sources"

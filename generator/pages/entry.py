@@ -17,6 +17,7 @@ from generator.knowledge.graph import backlinks, local_graph, related
 from generator.knowledge.link import NO_LINKS_BELOW, Linker
 from generator.knowledge.link_markdown import link_markdown, mark_candidates
 from generator.pages.fit import _fit_table, _FitPairs, _measured_table, memory_sizes, parts_table, reference_cost
+from generator.pages.speed import published
 from generator.pages.guide import _guide_page
 from generator.pages.site import Site
 from generator.render.jsonld import defined_term
@@ -52,6 +53,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
         related=rel, related_md=_related_md(page, rel), backlinks=back, backlinks_md=_backlinks_md(page, back),
         local_svg=_local_svg(atlas, g, e, order),
         fit=_fit_table(atlas, page, e, fit), parts=parts_table(atlas, page, e), sizes=memory_sizes(atlas, page, e), measured=_measured_table(atlas, page, e), cost=reference_cost(page, e, fit),
+        published=published(atlas, page, e),
         spec_rows=_spec_rows(page, e), cells=_cells(page, e), status=STATUS_SYMBOL,
         kind_title=KIND_TITLES[e.kind], kind_index=page.to(f"{KIND_URLS[e.kind]}/index.md"), last_change=last_change(e),
     )

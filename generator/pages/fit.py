@@ -132,7 +132,8 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
                 for _label, bits in fit.precisions:
                     est = estimate(m, d, bits, min(4096, m.context_length or 4096), 1)
                     cells.append({"total": est.total_gb, "fits": est.fits, "decode": est.decode_tps,
-                                  "needed": est.devices_needed if est.can_split else None, "split": est.split_decode_tps})
+                                  "needed": est.devices_needed if est.can_split else None, "split": est.split_decode_tps,
+                                  "expected": _expected_cell(atlas, m.id, d.id, bits, est.decode_tps) if est.fits else None})
             except CalcError:
                 continue
             rows.append({"a": page.a(other.id), "cells": cells})
@@ -150,6 +151,21 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
 
 
 FIT_TOKENS = 4096
+
+
+FORMAT_OF_WIDTH = {16.0: "fp16", 4.5: "gguf q4_0"}
+"""The published format a fit column's expected speed is calibrated on where a family has
+enough rows of it (calc.calibrate); the 8-bit column goes by its family's rows of any format."""
+
+
+def _expected_cell(atlas: Atlas, model: str, device: str, bits: float, ceiling: float | None) -> dict | None:
+    """What a reader can expect beside a fit cell's decode ceiling: 'expect 116 (77-155) c'."""
+    from generator.knowledge.calc import expected
+
+    x = expected(atlas, model, device, FORMAT_OF_WIDTH.get(bits), ceiling)
+    if not x.tps:
+        return None
+    return {"tps": _tps(x.tps), "low": _tps(x.low), "high": _tps(x.high), "basis": x.basis, "mark": x.basis[0]}
 
 
 """The context of the fit tables (one sequence)."""

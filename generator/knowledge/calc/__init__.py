@@ -15,7 +15,7 @@ The rooms, one job each: `limits` (what input is accepted), `parts` (a model by 
 format by the bits of each), `specs` (models and devices from their entries), `formats`
 (weight formats by name), `fit` (memory, decode and prefill ceilings, splits and offload),
 `cost` (dollars and joules), `measured` (this project's measurements beside the ceilings),
-`expected` (speed a reader can expect, calibrated on published measurements).
+`calibrate` (speed a reader can expect, calibrated on published measurements).
 This module is the public face the pages and the CLI call. Part of the knowledge stage:
 may import kb (the entries) and the standard library; nothing that renders.
 """
@@ -30,7 +30,7 @@ from generator.knowledge.calc.fit import (
     estimate,
     prefill_rate,
 )
-from generator.knowledge.calc.expected import Expected, Speeds, device_family, expected, families, points, speeds
+from generator.knowledge.calc.calibrate import Expected, Speeds, device_family, expected, families, points, speeds
 from generator.knowledge.calc.formats import bits_for, format_platforms, formats, precision_for, precisions, runs
 from generator.knowledge.calc.limits import LIMITS, CalcError, check
 from generator.knowledge.calc.measured import (

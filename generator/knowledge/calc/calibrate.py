@@ -92,22 +92,39 @@ def _row_point(atlas: Atlas, r: Benchmark) -> Point:
     return Point(r, r.kind, ceiling, r.tps / ceiling if ceiling else None, fam, p.label, why)
 
 
-_POINTS: dict[int, tuple[Atlas, list[Point]]] = {}
+_POINTS: dict[int, tuple[Atlas, list[Point], dict]] = {}
 
 
-def points(atlas: Atlas) -> list[Point]:
-    """Every published row beside its ceiling, in file order (worked out once per atlas)."""
+def _cached(atlas: Atlas) -> tuple[Atlas, list[Point], dict]:
+    """Every published row beside its ceiling, and the predictions made from them so far:
+    worked out once per atlas (a build asks for thousands, one per fit-table cell)."""
     hit = _POINTS.get(id(atlas))
     if hit is None or hit[0] is not atlas:
         _POINTS.clear()
-        hit = _POINTS[id(atlas)] = (atlas, [_row_point(atlas, r) for r in atlas.benchmarks])
-    return hit[1]
+        hit = _POINTS[id(atlas)] = (atlas, [_row_point(atlas, r) for r in atlas.benchmarks], {})
+    return hit
+
+
+def points(atlas: Atlas) -> list[Point]:
+    """Every published row beside its ceiling, in file order."""
+    return _cached(atlas)[1]
+
+
+def format_key(label: str) -> str:
+    """A format's label as rows and readers are matched on it: case and llama.cpp's 'GGUF ' aside."""
+    key = label.casefold()
+    return key[5:] if key.startswith("gguf ") else key
 
 
 def _usable(p: Point) -> bool:
-    """A row that calibrates: a ratio, one sequence, on one device (a split adds a traffic
-    cost the ceiling leaves out), and not set aside by its file (`excluded`, with the reason)."""
-    return p.ratio is not None and p.row.batch == 1 and p.row.devices == 1 and not p.row.excluded
+    """A row that calibrates: a ratio no higher than 1, one sequence, on one device (a split
+    adds a traffic cost the ceiling leaves out), and not set aside by its file (`excluded`,
+    with the reason). A row above its ceiling is shown, flagged: the file it ran is smaller
+    than the format as the calculator sizes it (a GGUF that keeps attention at 8 bits), or the
+    engine used a faster unit than the one the ceiling counts (INT8 tensor cores for a quantized
+    prompt)."""
+    return (p.ratio is not None and p.ratio <= 1.0 and p.row.batch == 1 and p.row.devices == 1
+            and not p.row.excluded)
 
 
 @dataclass(frozen=True)
@@ -167,7 +184,8 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
     hardware says nothing of another's (llama.cpp on CUDA, of a TPU)."""
     platform = device_spec(dev).platform
     pts = [p for p in pts if p.row.backend in PLATFORM_BACKENDS.get(platform or "", (p.row.backend,))]
-    own = [p for p in pts if p.row.device == dev.id and p.row.model == model and p.format_label == label]
+    fk = format_key(label)
+    own = [p for p in pts if p.row.device == dev.id and p.row.model == model and format_key(p.format_label) == fk]
     if own:
         eb = _most(own)
         b = band([p.ratio for p in own if p.family[:2] == eb])
@@ -179,7 +197,7 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
     if same:
         eb = _most(same)
         rows = [p for p in same if p.family[:2] == eb]
-        fmt_rows = [p for p in rows if p.format_label == label]
+        fmt_rows = [p for p in rows if format_key(p.format_label) == fk]
         if len(fmt_rows) >= MIN_ROWS:
             b = band([p.ratio for p in fmt_rows])
             return Prediction(b, "calibrated", f"calibrated from {b.n} measurements of {label} with {_label(atlas, *eb, fam)}", *eb)
@@ -277,8 +295,15 @@ def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: fl
         label = precision_for(atlas, fmt, None).label
     except CalcError:
         pass
-    pts = [p for p in points(atlas) if p.kind == kind and _usable(p) and (engine is None or p.row.engine == engine)]
-    pr = predict(atlas, pts, model, dev, label)
+    memo = _cached(atlas)[2]
+    key = (kind, engine, model, dev.id, label)
+    if key not in memo:
+        pts = memo.get((kind, engine))
+        if pts is None:
+            pts = memo[(kind, engine)] = [p for p in points(atlas) if p.kind == kind and _usable(p)
+                                          and (engine is None or p.row.engine == engine)]
+        memo[key] = predict(atlas, pts, model, dev, label)
+    pr = memo[key]
     if pr is None:
         title = atlas.entries[engine].title if engine in atlas.entries else "any engine"
         vendor = dev.get("vendor") or "this vendor"
