@@ -106,7 +106,7 @@ def _calculator_expected(atlas: Atlas) -> dict:
     for p in points(atlas):
         if _usable(p):
             rows[p.kind].append([p.row.device, p.row.model, format_key(p.format_label), p.row.engine, p.row.backend,
-                                 p.family[2], round(p.ratio, 4)])
+                                 p.family[2], round(p.ratio, 9)])
     devices = {}
     for e in atlas.of_kind("hardware"):
         d = device_spec(e)

@@ -146,7 +146,7 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
         return None
     labels = [p[0] for p in fit.precisions] if e.kind == "model" else device_labels(e, fit.precisions)
     return {"precisions": labels, "groups": out, "grouped_by": "where it runs" if e.kind == "model" else "total parameters",
-            "calc": page.to("calculator.md"), "subject": "device" if e.kind == "model" else "model",
+            "calc": page.to("calculator.md"), "how": page.to("calculator/expected-speed.md"), "subject": "device" if e.kind == "model" else "model",
             "measured": any(c.get("measured") for g in out for r in g["rows"] for c in r["cells"])}
 
 
