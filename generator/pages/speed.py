@@ -61,7 +61,10 @@ def published(atlas: Atlas, page: Page, e: Entry) -> dict | None:
     rows = [_row_cells(atlas, page, p, subject) for p in sorted(
         mine, key=lambda p: (p.kind, atlas.entries[getattr(p.row, subject)].title, p.format_label, p.row.test, -p.row.tps))]
     basis = None
-    if e.kind == "hardware" and DECODE_MODEL in atlas.entries and (e.get("specs") or {}).get("bandwidth_gbs"):
+    sized = e.kind == "hardware" and (e.get("specs") or {}).get("memory_gb") and e.get("class") not in ("cluster", "family")
+    if sized and not (e.get("specs") or {}).get("bandwidth_gbs"):
+        basis = {"missing": "no memory-bandwidth figure yet, so no decode ceiling and nothing to expect beside it"}
+    elif sized and DECODE_MODEL in atlas.entries:
         d = device_spec(e)
         try:
             prec = precision_for(atlas, DECODE_FORMAT, None)
