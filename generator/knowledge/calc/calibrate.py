@@ -290,12 +290,13 @@ def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: fl
     dev = atlas.entries.get(device.split("@")[0])
     if dev is None:
         return Expected(None, None, None, "ceiling only", 0, "a device of your own: no measurement to calibrate on", engine)
-    label = fmt or "FP16"
-    try:
-        label = precision_for(atlas, fmt, None).label
-    except CalcError:
-        pass
     memo = _cached(atlas)[2]
+    if ("label", fmt) not in memo:  # precision_for reads every format term: once per name, not once per fit cell
+        try:
+            memo[("label", fmt)] = precision_for(atlas, fmt, None).label
+        except CalcError:
+            memo[("label", fmt)] = fmt or "FP16"
+    label = memo[("label", fmt)]
     key = (kind, engine, model, dev.id, label)
     if key not in memo:
         pts = memo.get((kind, engine))
