@@ -87,12 +87,12 @@ def test_expected_never_exceeds_the_ceiling_and_its_band_holds_it(atlas):
     assert checked > 100
 
 
-def test_every_calibrating_row_falls_inside_the_band_of_its_own_engine(atlas):
+def test_every_calibrating_row_falls_inside_the_band_of_its_own_engine_and_backend(atlas):
     """Done when published measurements of models in the atlas fall inside their bands."""
     for p in points(atlas):
         if not _usable(p):
             continue
-        x = expected(atlas, p.row.model, p.row.device, p.row.format, p.ceiling, p.kind, engine=p.row.engine)
+        x = expected(atlas, p.row.model, p.row.device, p.row.format, p.ceiling, p.kind, engine=p.row.engine, backend=p.row.backend)
         assert x.basis == "measured", p.row
         assert x.low * (1 - 1e-9) <= p.row.tps <= x.high * (1 + 1e-9), (p.row, x)
 

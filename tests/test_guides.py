@@ -50,7 +50,8 @@ def test_disagreements_the_documents_contain_are_shown(atlas):
     assert {r["entry"] for r in two_to_four["recommend"]} == {"exllamav2", "exllamav3"}
     assert "ExLlamaV2 for a single card" in two_to_four["note"]
     mac = walk(guide, ["just-me", "mac"]).leaf
-    assert {r["entry"] for r in mac["recommend"]} == {"mlx-lm", "ollama"}
+    assert {r["entry"] for r in mac["recommend"]} == {"mlx-lm", "ollama", "lm-studio"}
+    assert [d["claim"] for d in mac["disputes"]][0] == "Which engine a Mac user should start with"
 
 
 def test_wrong_answers_are_refused(atlas):

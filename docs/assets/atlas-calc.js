@@ -639,8 +639,8 @@
         if (leftOut) note(familyOf[format.value] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
                           ": " + leftOut + " devices that do not are left out (its entry says where it runs).");
         // A gap several devices share is one note naming them all, after the table.
-        var lacking = {};  // the note's start -> {end, names}
-        function lack(start, end, title) { (lacking[start] = lacking[start] || { end: end, names: [] }).names.push(title); }
+        var lacking = {};  // the note's start and end -> {start, end, names}
+        function lack(start, end, title) { var k = start + "\u0000" + end; (lacking[k] = lacking[k] || { start: start, end: end, names: [] }).names.push(title); }
         function listed(names) { return names.length < 2 ? names.join("") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1]; }
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
@@ -712,7 +712,7 @@
           if (xd) {
             decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": xd.basis, title: xd.text,
               text: "expect about " + tpsText(xd.tps) + " (" + tpsText(xd.low) + "\u2013" + tpsText(xd.high) + ") tok/s" + (s > 1 ? " for one sequence alone" : "") + " \u00b7 " + xd.basis }));
-            note(d.title + ", expected decode: " + xd.text + ".");
+            lack("Expected decode on ", ": " + xd.text + ".", d.title);
           } else if (e.decode_tps && d.id !== "custom") {
             decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": "ceiling only", text: "ceiling only: nothing published to calibrate on" }));
           }
@@ -723,7 +723,7 @@
             prefillCell.appendChild(el("span", { class: "atlas-calc__ttft", "data-basis": xp ? xp.basis : "ceiling only",
               text: "first token of a " + t.toLocaleString("en") + "-token prompt: " + (xp ? "expect " + secs(t / xp.tps) + " (" + secs(t / xp.high) + "\u2013" + secs(t / xp.low) + "), " : "") +
                     "no sooner than " + secs(ttftCeil) + (xp ? " \u00b7 " + xp.basis : " \u00b7 ceiling only") }));
-            if (xp) note(d.title + ", expected prefill: " + xp.text + ".");
+            if (xp) lack("Expected prefill on ", ": " + xp.text + ".", d.title);
           }
           var shown = meas && b === data.measured.bits && kb === data.measured.kv_bits ? meas.tokens_per_s : null;
           if (top > 0 && (e.decode_tps || e.split_decode_tps)) decodeCell.insertBefore(bar(e.decode_tps || e.split_decode_tps, !e.decode_tps, shown), decodeCell.childNodes[1] || null);
@@ -748,7 +748,7 @@
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
-        Object.keys(lacking).forEach(function (start) { note(start + listed(lacking[start].names) + lacking[start].end); });
+        Object.keys(lacking).forEach(function (k) { note(lacking[k].start + listed(lacking[k].names) + lacking[k].end); });
         if (hourly !== null || perKwh !== null || rows.some(function (r) { return r.c.tokens_per_joule !== null; }))
           note("Cost and energy: dollars per million tokens = the price of an hour (" + (hourly !== null ? "$" + hourly + " a device-hour" : "a device's cloud price where its entry has one") +
                (perKwh !== null ? ", plus its board power for an hour at $" + perKwh + " per kWh" : "") + ") / tokens in that hour at the ceiling; tokens per joule = tokens per second / board power (TDP). Both are at the ceilings, so real serving costs more per token." +

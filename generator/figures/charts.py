@@ -177,17 +177,22 @@ def _short(e: Entry) -> str:
 LABEL_CHARS = 22
 """The longest name a chart's right margin holds beside its figure."""
 
+ROOFLINE_LABEL_CHARS = 16
+"""The roofline's names are followed by their ridge point ('· ridge 281'): a shorter name."""
 
-def _label_name(e: Entry) -> str:
+
+def _label_name(e: Entry, limit: int = LABEL_CHARS) -> str:
     """A line's name in a chart's right margin: without the vendor or a parenthetical
     codename ("Cloud TPU7x (Ironwood)" is "Cloud TPU7x"), so it fits the margin; a name
     still too long gives way to the shortest of its aliases written with spaces that fits
     ("Nemotron Super 49B"), else it is cut."""
     name = re.sub(r"\s*\([^)]*\)", "", _short(e))
-    if len(name) <= LABEL_CHARS:
+    if len(name) <= limit:
         return name
-    fits = sorted((a for a in e.aliases if " " in a and "/" not in a and len(a) <= LABEL_CHARS), key=lambda a: (-len(a), a))
-    return fits[0] if fits else name[:LABEL_CHARS - 1].rstrip() + "…"
+    vendor = (e.get("vendor") or "") + " "
+    fits = sorted((a for a in e.aliases if " " in a and "/" not in a and len(a) <= limit),
+                  key=lambda a: (a.startswith(vendor), -len(a), a))  # the vendor is the name the label drops first
+    return fits[0] if fits else name[:limit - 1].rstrip() + "…"
 
 
 def roofline_svg(devices: list[dict]) -> str:
@@ -211,7 +216,7 @@ def roofline_svg(devices: list[dict]) -> str:
         parts.append(f'<polyline class="atlas-fig__line" data-id="{did}" points="' + " ".join(f"{_n(x(px))},{_n(y(py))}" for px, py in pts) + '"/>')
         if r < xhi:
             parts.append(f'<circle class="atlas-fig__ridge" data-id="{did}" cx="{_n(x(r))}" cy="{_n(y(t))}" r="4.5"/>')
-        labels.append((x(xhi), y(min(t, d["bandwidth_gbs"] * xhi / 1000)), f"{_label_name(d['entry'])} · ridge {r:,.0f}", False))
+        labels.append((x(xhi), y(min(t, d["bandwidth_gbs"] * xhi / 1000)), f"{_label_name(d['entry'], ROOFLINE_LABEL_CHARS)} · ridge {r:,.0f}", False))
     parts += _labels(labels)
     names = ", ".join(f"{d['entry'].title} ridge at {d['ridge']:,.0f} FLOP per byte" for d in devices)
     return _svg(f"Roofline chart, log-log: attainable dense 16-bit TFLOPS against arithmetic intensity for "

@@ -281,7 +281,7 @@ class Expected:
 
 
 def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: float | None, kind: str = "decode",
-             engine: str | None = None) -> Expected:
+             engine: str | None = None, backend: str | None = None) -> Expected:
     """The expected speed of one sequence of `model` in `fmt` (a format name or a precision's
     label) on `device` (an entry id, or a memory size of one: apple-m2-max@64), scaled from
     the caller's `ceiling` (at the reader's context): predict's band x the ceiling."""
@@ -297,12 +297,13 @@ def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: fl
         except CalcError:
             memo[("label", fmt)] = fmt or "FP16"
     label = memo[("label", fmt)]
-    key = (kind, engine, model, dev.id, label)
+    key = (kind, engine, backend, model, dev.id, label)
     if key not in memo:
-        pts = memo.get((kind, engine))
+        pts = memo.get((kind, engine, backend))
         if pts is None:
-            pts = memo[(kind, engine)] = [p for p in points(atlas) if p.kind == kind and _usable(p)
-                                          and (engine is None or p.row.engine == engine)]
+            pts = memo[(kind, engine, backend)] = [p for p in points(atlas) if p.kind == kind and _usable(p)
+                                                   and (engine is None or p.row.engine == engine)
+                                                   and (backend is None or p.row.backend == backend)]
         memo[key] = predict(atlas, pts, model, dev, label)
     pr = memo[key]
     if pr is None:
