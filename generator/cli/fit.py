@@ -37,7 +37,7 @@ def cmd_fit(args) -> int:
     atlas = _load(args)
     segment = {e.id: e.get("segment") for e in atlas.of_kind("hardware")}
     segment.update({c.id: segment[e.id] for e in atlas.of_kind("hardware") for c in configurations(e)})
-    reading = None
+    reading = entry = None
     try:
         if bool(args.config) == bool(args.model):
             raise CalcError("name a model from the atlas, or give --config config.json, not both")
@@ -105,6 +105,7 @@ def cmd_fit(args) -> int:
     # measurements of the engine asked for, or of the best-measured one on that kind of device.
     expect = {d.id: speeds(atlas, model.id, d.id, label, singles[d.id].decode_tps, e.prefill_tps, prompt, engine)
               for d, e in rows}
+    commands = _commands(atlas, engine, entry, rows, label, args) if engine else {}
     if args.json:
         def with_measured(d, e) -> dict:
             got = measured[d.id]
@@ -112,7 +113,9 @@ def cmd_fit(args) -> int:
             pre = prefilled[d.id]
             pre = dict(dataclasses.asdict(pre), source_title=atlas.sources[pre.source].title, comparable=comparable) if pre else None
             return dict(e.as_dict(), title=d.title, segment=segment.get(d.id), measured=extra, measured_prefill=pre,
-                        cost=costs[d.id].as_dict(), **expect[d.id].as_dict())
+                        cost=costs[d.id].as_dict(), **expect[d.id].as_dict(),
+                        launch=None if d.id not in commands else {"error": commands[d.id]} if isinstance(commands[d.id], str)
+                        else commands[d.id].as_dict())
         shape = ({"config": args.config, "params_total_b": round(reading.params_total_b, 3),
                   "params_active_b": round(reading.params_active_b, 3), "attention": model.attention,
                   "used": reading.used, "missing": reading.missing} if reading else None)
@@ -242,9 +245,41 @@ def cmd_fit(args) -> int:
         print()
         print("\n".join(dict.fromkeys(notes)))
     _print_costs(rows, costs, args, measured if comparable else {})
+    if engine and len(rows) == 1:
+        cmd = commands[rows[0][0].id]
+        print(f"\n  Run it with {_plain(atlas.entries[engine].title)}:")
+        if isinstance(cmd, str):
+            print(f"  no command: {_plain(cmd)}")
+        else:
+            print("\n" + "\n".join("    " + x for x in cmd.text().splitlines()) + "\n")
+            for f in cmd.flags:
+                print(f"    {f.name}{' ' + f.value if f.value else ''}: {_plain(f.what)}")
+            for n in cmd.notes:
+                print(f"  {_plain(n)}")
+            data = atlas.engine_flags[cmd.engine]
+            print(f"  Flags checked against {cmd.engine} {cmd.release} ({data.path})"
+                  + (f"; {_plain(' '.join(data.caveat.split()))}" if data.caveat else "."))
     print("\n  Upper bounds from memory bandwidth and dense tensor FLOPS (16-bit; a device whose entry has only an FP8 or FP4\n"
           "  rate is marked so, and that rate needs a model quantized for it); real engines reach a fraction.")
     return EXIT_OK
+
+
+def _commands(atlas, engine: str, entry, rows, label: str, args) -> dict:
+    """The launch command for each device row (knowledge.launch), or why there is none."""
+    from generator.knowledge.calc import CalcError
+    from generator.knowledge.launch import Answer, launch
+
+    out: dict = {}
+    for d, e in rows:
+        if not entry:
+            out[d.id] = "a model read from a config.json has no repository to start"
+            continue
+        try:
+            out[d.id] = launch(atlas, engine, Answer(atlas=atlas, model=entry, device=d, fmt=label, context=args.context,
+                                                     sequences=args.concurrency, kv_bits=args.kv_bits, devices=e.devices, fit=e))
+        except CalcError as exc:
+            out[d.id] = str(exc)
+    return out
 
 
 BASIS_MARK = {"measured": " m", "calibrated": " c", "ceiling only": ""}

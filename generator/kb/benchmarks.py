@@ -79,3 +79,23 @@ def check_benchmarks(doc: Document, index: Any, formats: set[str]) -> list[Findi
             out.append(Finding(doc.path, line, col, f"row {i + 1} repeats row {seen[key] + 1} (same device and variant, engine, model, format, test, source and note)"))
         seen.setdefault(key, i)
     return out
+
+
+def check_engine_flags(doc: Document, index: Any) -> list[Finding]:
+    """An engine's flags file names an engine entry, once, and the release that entry pins:
+    when `as_of` moves, the flags must be read again from the new release (issue 47)."""
+    d = doc.data if isinstance(doc.data, dict) else {}
+    engine, release = d.get("engine"), d.get("release")
+    if not isinstance(engine, str):
+        return []
+    line, col = doc.loc("engine")
+    if index.kind_of(engine) != "engine":
+        return [Finding(doc.path, line, col, f"engine '{engine}' is not an engine entry{did_you_mean(engine, index.entries)}")]
+    if doc.id != engine:
+        return [Finding(doc.path, line, col, f"the file is named '{doc.id}.yaml' but holds the flags of '{engine}': name it {engine}.yaml")]
+    pinned = ((index.entries[engine].data or {}).get("as_of") or {}).get("version")
+    if pinned is not None and str(release) != str(pinned):
+        line, col = doc.loc("release")
+        return [Finding(doc.path, line, col, f"flags read from release '{release}', but {engine} pins '{pinned}' (as_of): "
+                                             f"read the launch arguments of '{pinned}' from its package and update this file")]
+    return []

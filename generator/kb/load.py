@@ -294,6 +294,8 @@ def entry_files(root: Path) -> list[tuple[Path, str, str, bool | None]]:
     files += [(p, "sources", rel, link) for p, rel, link in _listed(root, "glossary/sources")]
     # Speeds others published (issue 46): rows beside the ceilings, and what expected speed is calibrated on.
     files += [(p, "benchmarks", rel, link) for p, rel, link in _listed(root, BENCHMARKS_DIR)]
+    # The launch flags each engine's pinned release accepts (issue 47): generated commands are checked against them.
+    files += [(p, "engine-flags", rel, link) for p, rel, link in _listed(root, "glossary/engine-flags")]
     for rel, kind in (("glossary/categories.yaml", "categories"), ("glossary/comparisons.yaml", "comparisons"),
                       ("glossary/engine-logs.yaml", "engine-logs"),
                       ("graph/relations.yaml", "relations")):

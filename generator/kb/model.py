@@ -164,6 +164,7 @@ class Atlas:
     engine_logs: tuple["EngineLog", ...] = ()  # glossary/engine-logs.yaml: what engines allocated, to check the calculator
     measurements: Mapping[str, Measurement] = field(default_factory=lambda: MappingProxyType({}))  # source id -> record
     benchmarks: tuple["Benchmark", ...] = ()  # glossary/benchmarks: speeds others published, row by row
+    engine_flags: Mapping[str, "EngineFlags"] = field(default_factory=lambda: MappingProxyType({}))  # engine id -> its release's flags
     warnings: tuple = ()  # what validation reports without refusing (kb.Finding): atlas check prints them
 
     def measured(self, model: str | None = None, hardware: str | None = None) -> list[Measurement]:
@@ -311,6 +312,32 @@ class EngineLog:
     note: str | None = None
 
 
+@dataclass(frozen=True)
+class EngineFlags:
+    """The launch flags, environment variables and config keys one release of an engine
+    accepts (glossary/engine-flags/<engine>.yaml), each with its type and accepted values."""
+
+    engine: str
+    release: str
+    command: str
+    read_from: str
+    path: str
+    flags: Mapping[str, Any]
+    env: Mapping[str, Any]
+    config_keys: Mapping[str, Any]
+    caveat: str | None = None
+
+    def find(self, name: str) -> tuple[str, Any] | None:
+        """A flag, variable or key by any of its spellings: (its table's name, its fields)."""
+        for table in (self.flags, self.env, self.config_keys):
+            if name in table:
+                return name, table[name]
+            for k, v in table.items():
+                if name in (v.get("aliases") or ()):
+                    return k, v
+        return None
+
+
 BENCHMARK_FIELDS = ("source", "url", "device", "variant", "devices", "engine", "backend", "version", "model", "checkpoint",
                     "format", "test", "batch", "tps", "note", "excluded")
 BENCHMARK_REQUIRED = ("source", "device", "variant", "engine", "backend", "version", "model", "checkpoint", "format", "test", "tps")
@@ -373,6 +400,7 @@ def build_model(docs: list[Document]) -> Atlas:
     engine_logs: list[EngineLog] = []
     measurements: dict[str, Measurement] = {}
     benchmarks: list[Benchmark] = []
+    engine_flags: dict[str, EngineFlags] = {}
     for doc in docs:
         if doc.kind == "measurement":
             m, title = measurement_from(doc)
@@ -389,6 +417,12 @@ def build_model(docs: list[Document]) -> Atlas:
         elif doc.kind == "engine-logs":
             engine_logs += [EngineLog(path=doc.path, **{k: v for k, v in c.items() if v is not None or k in ("tp",)} | {"tp": c.get("tp") or 1})
                             for c in doc.data]
+        elif doc.kind == "engine-flags":
+            d = doc.data
+            engine_flags[d["engine"]] = EngineFlags(engine=d["engine"], release=str(d["release"]), command=d["command"],
+                                                    read_from=d["read_from"], path=doc.path, flags=_freeze(d.get("flags") or {}),
+                                                    env=_freeze(d.get("env") or {}), config_keys=_freeze(d.get("config_keys") or {}),
+                                                    caveat=d.get("caveat"))
         elif doc.kind == "benchmarks":
             benchmarks += [Benchmark(path=doc.path, row=i, **{k: v for k, v in r.items() if v is not None})
                            for i, r in enumerate(benchmark_rows(doc))]
@@ -410,5 +444,6 @@ def build_model(docs: list[Document]) -> Atlas:
         comparisons=tuple(comparisons),
         engine_logs=tuple(engine_logs),
         benchmarks=tuple(benchmarks),
+        engine_flags=MappingProxyType(engine_flags),
         measurements=MappingProxyType(dict(sorted(measurements.items(), key=lambda kv: (kv[1].date, kv[0])))),
     )

@@ -20,7 +20,7 @@ from generator.kb.load import Document
 
 SCHEMA_FOR = {"term": "term", "engine": "engine", "hardware": "hardware", "model": "model", "guide": "guide",
               "sources": "source", "categories": "category", "relations": "relations", "comparisons": "comparison",
-              "engine-logs": "engine-log", "benchmarks": "benchmark"}
+              "engine-logs": "engine-log", "benchmarks": "benchmark", "engine-flags": "engine-flags"}
 
 
 SHORT_LIMIT = 200

@@ -20,7 +20,7 @@ from generator.kb.load import MEASUREMENT_SCHEMA, Document, measurement_source_i
 from generator.kb.schema import _explain, _fast_checks, _validators, check_schema
 from generator.kb.provenance import check_shipped, check_source_pulls
 
-from generator.kb.benchmarks import check_benchmarks, format_names
+from generator.kb.benchmarks import check_benchmarks, check_engine_flags, format_names
 from generator.kb.sizing import _list, check_memory_sizes, check_model_figures, check_release_date
 from generator.kb.text import CITE_RE, WIKILINK_RE, bad_urls, markdown_problems
 
@@ -485,6 +485,8 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
                 out.extend(check_engine_logs(doc, index))
             if doc.kind == "benchmarks":
                 out.extend(check_benchmarks(doc, index, formats()))
+            if doc.kind == "engine-flags":
+                out.extend(check_engine_flags(doc, index))
         former: dict[str, Document] = {}
         for doc in index.entries.values():
             for i, old in enumerate(_list(doc.data, "former_ids")):

@@ -1,0 +1,107 @@
+"""From the answer to a running server (issue 47): `atlas fit --engine` writes the command that
+starts that engine for the fit, and every flag and value in it is one the engine's pinned
+release accepts, as read from its released package (glossary/engine-flags)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+from generator.kb.load import load_tree
+from generator.kb.validate import validate
+from generator.knowledge.calc import CalcError, estimate, model_spec, pick_device, precision_for
+from generator.knowledge.launch import BUILDERS, Answer, Flag, launch, problems
+from generator.pipeline import load_atlas
+
+MODELS = ["llama-3-1-8b", "gpt-oss-20b", "qwen3-30b-a3b", "llama-3-3-70b", "gemma-3-27b"]
+DEVICES = [("RTX 4090", 1), ("RTX 4090", 2), ("H100 SXM", 1), ("H100 SXM", 4), ("M2 Max 96GB", 1), ("MI300X", 1)]
+FORMATS = {"llama-server": "q4_k_m", "llama-cpp": "q4_k_m", "ollama": "q4_k_m", "tabbyapi": "4.0 bpw", "exllamav3": "4.0 bpw",
+           "mlx-lm": "mlx affine 4-bit"}
+
+
+@pytest.fixture(scope="module")
+def atlas():
+    return load_atlas(REPO)
+
+
+def test_every_engine_has_its_pinned_releases_flags(atlas):
+    for engine in BUILDERS:
+        server = {"llama-cpp": "llama-server", "exllamav3": "tabbyapi"}.get(engine, engine)
+        data = atlas.engine_flags[server]
+        assert data.release == atlas.entries[server].get("as_of")["version"]
+        assert data.read_from and (data.flags or data.env or data.config_keys)
+
+
+def test_every_generated_command_uses_only_flags_and_values_its_release_accepts(atlas):
+    made = 0
+    for engine, model, (device, n), kv, seqs in itertools.product(BUILDERS, MODELS, DEVICES, (16, 8, 4), (1, 16)):
+        m = model_spec(atlas.entries[model])
+        d = pick_device(atlas, device)
+        prec = precision_for(atlas, FORMATS.get(engine, "bf16"), None)
+        e = estimate(m, d, prec, 8192, seqs, kv, devices=min(n, d.max_devices))
+        try:
+            cmd = launch(atlas, engine, Answer(atlas=atlas, model=atlas.entries[model], device=d, fmt=prec.label, context=8192,
+                                               sequences=seqs, kv_bits=kv, devices=e.devices, fit=e))
+        except CalcError as exc:
+            assert str(exc)  # refused with a reason: does not fit, cannot load the format, does not run there
+            continue
+        made += 1
+        assert problems(atlas, cmd) == [], (engine, model, device, cmd.text())
+        text = cmd.text()
+        if cmd.kind == "flags" and cmd.engine in ("vllm", "sglang", "tensorrt-llm"):
+            assert "8192" in text and str(seqs) in text
+        if e.devices > 1 and cmd.engine in ("vllm", "sglang"):
+            assert f" {e.devices}" in text  # tensor parallel over the reader's devices
+    assert made > 200
+
+
+def test_a_flag_or_value_the_release_does_not_accept_is_caught(atlas):
+    m, d = atlas.entries["llama-3-1-8b"], pick_device(atlas, "H100 SXM")
+    e = estimate(model_spec(m), d, 16, 4096, 1)
+    cmd = launch(atlas, "vllm", Answer(atlas=atlas, model=m, device=d, fmt="BF16", context=4096, sequences=1, kv_bits=16, devices=1, fit=e))
+    cmd.flags.append(Flag("--max-model-length", "4096", "a misspelling"))
+    cmd.flags.append(Flag("--kv-cache-dtype", "int3", "no such type"))
+    found = problems(atlas, cmd)
+    assert any("no --max-model-length" in p for p in found) and any("int3" in p and "fp8" in p for p in found)
+
+
+def test_engines_that_cannot_run_there_are_refused_with_the_reason(atlas):
+    d = pick_device(atlas, "MI300X")
+    m = atlas.entries["llama-3-1-8b"]
+    e = estimate(model_spec(m), d, 16, 4096, 1)
+    with pytest.raises(CalcError, match="does not run on"):
+        launch(atlas, "mlx-lm", Answer(atlas=atlas, model=m, device=d, fmt="BF16", context=4096, sequences=1, kv_bits=16, devices=1, fit=e))
+
+
+def test_a_flags_file_behind_the_pinned_release_fails_the_check_where_it_says_so(kb):
+    path = kb / "glossary/engine-flags/vllm.yaml"
+    text = path.read_text(encoding="utf-8")
+    line = text.splitlines().index('release: "0.34.0"') + 1 if 'release: "0.34.0"' in text else \
+        next(i for i, x in enumerate(text.splitlines(), 1) if x.startswith("release:"))
+    path.write_text(text.replace(text.splitlines()[line - 1], 'release: "0.33.0"', 1), encoding="utf-8")
+    docs, _ = load_tree(kb)
+    found = [f for f in validate(docs) if f.path.endswith("engine-flags/vllm.yaml")]
+    assert any(f.line == line and "0.33.0" in f.message and "0.34.0" in f.message for f in found), found
+
+
+def test_atlas_fit_with_an_engine_prints_the_command_and_gives_it_in_json():
+    out = subprocess.run([sys.executable, "-m", "generator.cli", "fit", "Llama 3.1 8B", "--device", "H100 SXM", "--devices", "2",
+                          "--format", "bf16", "--context", "32768", "--concurrency", "32", "--kv-bits", "8", "--engine", "vLLM"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "vllm serve meta-llama/Llama-3.1-8B" in text
+    for part in ("--tensor-parallel-size 2", "--max-model-len 32768", "--max-num-seqs 32", "--kv-cache-dtype fp8"):
+        assert part in text
+    assert "Flags checked against vllm 0.34.0" in text
+    out = subprocess.run([sys.executable, "-m", "generator.cli", "fit", "gpt-oss-20b", "--device", "RTX 4090", "--context", "65536",
+                          "--engine", "llama.cpp", "--json"], cwd=REPO, capture_output=True, text=True, timeout=120)
+    row = json.loads(out.stdout)["devices"][0]
+    assert row["launch"]["engine"] == "llama-server" and row["launch"]["release"]
+    flags = {f["name"]: f["value"] for f in row["launch"]["flags"]}
+    assert flags["--ctx-size"] == "65536" and flags["--n-gpu-layers"] == "all" and flags["--parallel"] == "1"
