@@ -105,3 +105,18 @@ def test_atlas_fit_with_an_engine_prints_the_command_and_gives_it_in_json():
     assert row["launch"]["engine"] == "llama-server" and row["launch"]["release"]
     flags = {f["name"]: f["value"] for f in row["launch"]["flags"]}
     assert flags["--ctx-size"] == "65536" and flags["--n-gpu-layers"] == "all" and flags["--parallel"] == "1"
+
+
+def test_a_price_per_device_prices_each_device_on_its_own():
+    def fit(*extra):
+        out = subprocess.run([sys.executable, "-m", "generator.cli", "fit", "Llama 3.3 70B", "--format", "fp8", "--device", "MI300X",
+                              "--device", "B200", "--concurrency", "32", "--json", *extra], cwd=REPO, capture_output=True, text=True, timeout=120)
+        return out
+    out = fit("--price", "MI300X=1.99", "--price", "B200=5.50")
+    assert out.returncode == 0, out.stderr
+    rows = {r["device"]: r["cost"] for r in json.loads(out.stdout)["devices"]}
+    assert rows["amd-instinct-mi300x"]["hourly_usd"] == 1.99 and rows["nvidia-b200"]["hourly_usd"] == 5.5
+    bad = fit("--price", "MI300X=free")
+    assert bad.returncode == 2 and "DEVICE=USD" in bad.stderr and not bad.stdout
+    bad = fit("--price", "H200=3")
+    assert bad.returncode == 2 and "not among the devices" in bad.stderr

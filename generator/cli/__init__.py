@@ -429,6 +429,7 @@ def parser() -> argparse.ArgumentParser:
     s.add_argument("--kv-bits", type=_finite, default=16, help="bits per KV-cache value (default 16)")
     s.add_argument("--overhead", type=_finite, default=0.10, help="activations and runtime, as a fraction of weights + cache")
     s.add_argument("--price-per-hour", type=_finite, metavar="USD", help="what one device-hour costs you (default: the entry's cloud price, if any)")
+    s.add_argument("--price", action="append", metavar="DEVICE=USD", help="one device's hourly price, e.g. --price 'MI300X=2.10' (repeatable; overrides its cloud price and --price-per-hour)")
     s.add_argument("--kwh-price", type=_finite, metavar="USD", help="electricity per kWh, charged for the board's TDP")
     s.add_argument("--memory", type=_finite, metavar="GB", help="a device the atlas does not hold: its memory; with --device alone, that device in one of the memory sizes it is sold with (--device 'M2 Max' --memory 64)")
     s.add_argument("--bandwidth", type=_finite, metavar="GBPS", help="... its memory bandwidth in GB/s")

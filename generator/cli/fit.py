@@ -88,7 +88,8 @@ def cmd_fit(args) -> int:
                 for d in devices]
         singles = {d.id: e if args.concurrency == 1 else estimate(model, d, prec, args.context, 1, args.kv_bits,
                                                                   args.overhead, devices=n[d.id]) for d, e in rows}
-        costs = {d.id: cost(e, d, args.price_per_hour, args.kwh_price, single=singles[d.id]) for d, e in rows}
+        prices = _prices(atlas, args.price or [], [d for d, _ in rows])
+        costs = {d.id: cost(e, d, prices.get(d.id, args.price_per_hour), args.kwh_price, single=singles[d.id]) for d, e in rows}
         engine = pick(atlas, args.engine, "engine").id if args.engine else None
         prompt = args.prompt or args.context
         if prompt < 1 or prompt > args.context:
@@ -124,7 +125,7 @@ def cmd_fit(args) -> int:
                      "devices_owned": args.devices,
                      "concurrency": args.concurrency, "kv_bits": args.kv_bits, "from_config": shape,
                      "engine": engine, "prompt_tokens": prompt,
-                     "price_per_hour": args.price_per_hour, "kwh_price": args.kwh_price,
+                     "price_per_hour": args.price_per_hour, "prices": prices or None, "kwh_price": args.kwh_price,
                      "where": args.where, "runs_on": list(only) if only else None, "left_out": [d.id for d in elsewhere],
                      "devices": [with_measured(d, e) for d, e in rows]})
         return EXIT_OK
@@ -264,6 +265,28 @@ def cmd_fit(args) -> int:
     return EXIT_OK
 
 
+def _prices(atlas, given: list[str], devices) -> dict[str, float]:
+    """--price DEVICE=USD, repeated: each device's own hourly price (a CalcError names what is wrong)."""
+    import math
+
+    from generator.knowledge.calc import CalcError, pick_device
+
+    out: dict[str, float] = {}
+    for item in given:
+        name, sep, usd = item.rpartition("=")
+        try:
+            value = float(usd)
+        except ValueError:
+            value = float("nan")
+        if not sep or not name.strip() or not math.isfinite(value) or not 0 < value <= 10000:
+            raise CalcError(f"--price {item!r}: give DEVICE=USD, an hourly price above 0 and at most 10,000 (--price 'MI300X=2.50')")
+        d = pick_device(atlas, name.strip())
+        if devices and d.id not in {x.id for x in devices}:
+            raise CalcError(f"--price {item!r}: {d.title} is not among the devices sized here; name it with --device too")
+        out[d.id] = value
+    return out
+
+
 def _commands(atlas, engine: str, entry, rows, label: str, args) -> dict:
     """The launch command for each device row (knowledge.launch), or why there is none."""
     from generator.knowledge.calc import CalcError
@@ -317,7 +340,7 @@ def _print_costs(rows, costs, args, measured: dict) -> None:
     measured the pair (one sequence), the same at the measured speed beside them."""
     shown = [(d, costs[d.id]) for d, _ in rows if costs[d.id].hourly_usd is not None or costs[d.id].watts]
     if not shown:
-        if args.price_per_hour is None and args.kwh_price is None:
+        if args.price_per_hour is None and args.kwh_price is None and not args.price:
             print("\n  Cost: give --price-per-hour USD (what a device-hour costs you) or --kwh-price USD (electricity)"
                   " for dollars per million tokens.")
         return
@@ -330,7 +353,8 @@ def _print_costs(rows, costs, args, measured: dict) -> None:
               + (f" {_usd(c.batch_output_usd_per_m):>9}" if many else "") + f" {_usd(c.input_usd_per_m):>9}"
               + f" {_per_j(c.tokens_per_joule):>10}" + (f" {_per_j(c.batch_tokens_per_joule):>9}" if many else "")
               + f" {_per_j(c.input_tokens_per_joule):>9}")
-    print("  $/hour: " + ("your --price-per-hour" if args.price_per_hour is not None else "the entry's cloud price where it has one")
+    print("  $/hour: " + ("your --price for each device named, " if args.price else "")
+          + ("your --price-per-hour" if args.price_per_hour is not None else "the entry's cloud price where it has one")
           + (f" plus electricity at ${args.kwh_price:g}/kWh for the board's TDP" if args.kwh_price is not None else "")
           + "; per device, times the devices a split needs.\n  $/M 1 out: output tokens of one stream served alone; "
           + (f"all {args.concurrency}: of the {args.concurrency} sequences together; " if many else "")
