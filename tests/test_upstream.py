@@ -6,6 +6,7 @@ file records why). Never the live network."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -50,6 +51,10 @@ def test_an_engine_behind_is_counted_in_releases_and_days_most_overdue_first(kb)
         start = text.index("\nas_of:")
         end = text.index("\n", start + 1)
         p.write_text(text[:start] + f"\nas_of: {pin}" + text[end:], encoding="utf-8")
+        # the launch flags are read from the pinned release, so an older pin has older flags
+        flags = kb / f"glossary/engine-flags/{eid}.yaml"
+        version = pin.split('"')[1]
+        flags.write_text(re.sub(r'(?m)^release: ".*"$', f'release: "{version}"', flags.read_text(encoding="utf-8")), encoding="utf-8")
     r = _upstream("--json", root=kb)
     out = json.loads(r.stdout)
     rows = {x["id"]: x for x in out["engines"]}
