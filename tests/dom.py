@@ -2,7 +2,7 @@
 element of the page's body in order with its attributes (classes as a set, links resolved
 to the address they open), and its visible text with whitespace collapsed. Two pages with
 equal lists show the same text, links, ids and figures, whatever their markup's spacing
-or attribute order (tests/test_structure_html.py)."""
+or attribute order (tests/test_markdown_export.py)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,10 @@ def resolve(href: str, page_url: str) -> str:
 def tokens(html: str, page_url: str, root: str = "body", terms: bool = True) -> list[tuple]:
     """The page's tokens. `terms=False`: the term linker's links (a.atlas-term) as their text
     alone, for comparing builds whose only difference may be which mention of a term is linked."""
+    if root:  # parse only the element read: a page's navigation lists every entry, and parsing it was most of the time
+        start, end = html.find(f"<{root}"), html.rfind(f"</{root}>")
+        if start >= 0 and end > start:
+            html = html[start:end + len(root) + 3]
     soup = BeautifulSoup(_SELF_CLOSED.sub(r"<\1\2></\1>", html), "html.parser")
     top = soup.find(root) if root else soup
     out: list[tuple] = []

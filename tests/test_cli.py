@@ -65,18 +65,6 @@ def test_graph_export_round_trips_through_networkx(tmp_path):
     assert h.number_of_nodes() == g.number_of_nodes() and h.number_of_edges() == g.number_of_edges()
 
 
-def test_markdown_command_writes_the_generated_pages(tmp_path):
-    r = run([ATLAS, "markdown", str(tmp_path / "out")], cwd=REPO)
-    assert r.returncode == 0, r.stderr
-    text = (tmp_path / "out/docs/glossary/kv-cache/index.md").read_text()
-    assert text.startswith("---\n") and "\n# KV cache\n" in text
-    # Another site generator gets the term links too: Markdown links with the card's data
-    # as an attribute list, and no marks left (link.resolve_marks). The whole folder is
-    # checked in tests/test_markdown_export.py.
-    assert '[attention](../attention/index.md){ .atlas-term data-atlas-id="attention"' in text
-    assert not any(c in text for c in "\ufdd0\ufdd1\ufdd2")
-
-
 def test_orphans_fail_check_unless_allowed_with_a_reason(tmp_path):
     import minikb
 

@@ -37,7 +37,11 @@ def test_every_everyday_word_that_links_is_the_term_or_allowed_with_a_reason(sit
     assert all(isinstance(r, str) and len(r) > 20 for r in allowed.values()), "each allowed word needs a reason"
     wrong, seen = {}, 0
     for page in site.rglob("index.html"):
-        soup = BeautifulSoup(page.read_text(encoding="utf-8"), "html.parser")
+        html = page.read_text(encoding="utf-8")
+        start, end = html.find("<article"), html.rfind("</article>")
+        if start < 0:
+            continue  # a moved entry's redirect: no article, no links
+        soup = BeautifulSoup(html[start:end + 10], "html.parser")  # the article alone: the navigation was most of the parsing
         for a in soup.select("article a.atlas-term"):
             text = a.get_text(strip=True)
             if not _everyday(text, words):

@@ -10,7 +10,7 @@ def test_every_internal_link_and_anchor_resolves(site):
     ids_by_page: dict[Path, set[str]] = {}
     soups = {}
     for html in site.rglob("*.html"):
-        soup = BeautifulSoup(html.read_text(encoding="utf-8"), "html.parser")
+        soup = BeautifulSoup(html.read_bytes(), "lxml")  # libxml2: several times faster than html.parser over 1,500 pages
         soups[html] = soup
         ids_by_page[html] = {el["id"] for el in soup.find_all(attrs={"id": True})}
     broken = []

@@ -344,10 +344,12 @@ def cmd_markdown(args) -> int:
     """The site as a source folder that MkDocs without our plugin, or Zensical, builds as
     it stands (generator/exports/markdown.py)."""
     root = Path(args.root) if args.root else find_root()
-    from generator.exports.markdown import export
+    from generator.exports.markdown import export, ours
     from generator.pipeline import build
 
     try:
+        if not ours(Path(args.output)):
+            raise FileExistsError(f"{args.output} is not empty and was not written by `atlas markdown`")
         written = export(root, Path(args.output), build(root))
     except (FileExistsError, ValueError) as exc:
         print(f"atlas markdown: {exc}", file=sys.stderr)

@@ -138,14 +138,21 @@ def export(root: Path, out: Path, built: tuple[Atlas, dict[str, str], Linker]) -
     return written
 
 
+def ours(out: Path) -> bool:
+    """Whether `out` may be written: missing, empty, or a folder this command wrote before.
+    Asked before the knowledge base is built, so a wrong folder is refused at once."""
+    config = out / "mkdocs.yml"
+    if not out.exists() or (config.is_file() and config.read_text(encoding="utf-8").startswith(MARKER)):
+        return True
+    return not any(out.iterdir())
+
+
 def _clear(out: Path) -> None:
     """Empty a folder this command wrote before; refuse any other folder that holds files."""
-    config = out / "mkdocs.yml"
-    if config.is_file() and config.read_text(encoding="utf-8").startswith(MARKER):
-        for child in out.iterdir():
-            shutil.rmtree(child) if child.is_dir() else child.unlink()
-    elif any(out.iterdir()):
+    if not ours(out):
         raise FileExistsError(f"{out} is not empty and was not written by `atlas markdown`")
+    for child in out.iterdir():
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
 
 
 def _finish_page(text: str, src: str, moved: dict[str, str], entries: dict, linker: Linker) -> str:
