@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from conftest import REPO
+from conftest import REPO, goto
 from generator.kb.load import load_tree
 from generator.kb.validate import validate
 from generator.knowledge.calc import CalcError, estimate, model_spec, pick_device, precision_for
@@ -20,7 +20,7 @@ from generator.pipeline import load_atlas
 
 MODELS = ["llama-3-1-8b", "gpt-oss-20b", "qwen3-30b-a3b", "llama-3-3-70b", "gemma-3-27b"]
 DEVICES = [("RTX 4090", 1), ("RTX 4090", 2), ("H100 SXM", 1), ("H100 SXM", 4), ("M2 Max 96GB", 1), ("MI300X", 1)]
-FORMATS = {"llama-server": "q4_k_m", "llama-cpp": "q4_k_m", "ollama": "q4_k_m", "tabbyapi": "4.0 bpw", "exllamav3": "4.0 bpw",
+FORMATS = {"llama-server": "q4_k_m", "llama-cpp": "q4_k_m", "ollama": "q4_k_m", "tabbyapi": "3.75 bpw", "exllamav3": "3.75 bpw",
            "mlx-lm": "mlx affine 4-bit"}
 
 
@@ -120,3 +120,63 @@ def test_a_price_per_device_prices_each_device_on_its_own():
     assert bad.returncode == 2 and "DEVICE=USD" in bad.stderr and not bad.stdout
     bad = fit("--price", "H200=3")
     assert bad.returncode == 2 and "not among the devices" in bad.stderr
+
+
+# The calculator's Run it panel writes the same commands in the browser (docs/assets/atlas-launch.js):
+# (model, format id, context, sequences, devices owned, device group, KV bits, device, engine)
+PANEL = [
+    ("gpt-oss-20b", "mxfp4", 65536, 1, 1, "consumer", 16, "nvidia-rtx-4090", "llama-cpp"),
+    ("llama-3-3-70b", "fp8", 8192, 32, 4, "data-centre", 8, "nvidia-h100-sxm", "vllm"),
+    ("qwen3-30b-a3b", "q4_k_m", 16384, 4, 1, "unified-memory", 4, "apple-m2-max", "ollama"),
+    ("gemma-3-27b", "3_75_bpw", 32768, 2, 2, "consumer", 8, "nvidia-rtx-4090", "exllamav3"),
+    ("qwen3-30b-a3b", "affine_8_bit_group_64", 8192, 8, 1, "unified-memory", 8, "apple-m2-ultra", "mlx-lm"),
+    ("qwen3-30b-a3b", "bf16", 8192, 16, 1, "data-centre", 16, "amd-instinct-mi300x", "sglang"),
+    ("llama-3-1-8b", "fp8", 4096, 16, 2, "data-centre", 8, "nvidia-h100-sxm", "tensorrt-llm"),
+    ("llama-3-3-70b", "q4_k_m", 8192, 1, 1, "consumer", 16, "nvidia-rtx-4090", "llama-cpp"),  # offloads: some layers on the card
+]
+
+
+def test_the_calculators_run_it_panel_writes_the_same_command_as_python(atlas, base, browser):
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        for model, fmt_id, ctx, seqs, owned, where, kv, device, engine in PANEL:
+            goto(page, f"{base}/calculator/?model={model}&format={fmt_id}&context={ctx}&n={seqs}&devices={owned}"
+                       f"&where={where}&run_on={device}&run_with={engine}")
+            page.select_option("#calc-kv", str(kv))
+            assert page.locator("#calc-run-on").input_value() == device, (model, device)
+            m, d = model_spec(atlas.entries[model]), pick_device(atlas, device)
+            label = page.locator("#calc-format option:checked").inner_text().split(" — ")[0]
+            prec = precision_for(atlas, label, None)
+            e = estimate(m, d, prec, ctx, seqs, kv, devices=min(owned, d.max_devices))
+            want = launch(atlas, engine, Answer(atlas=atlas, model=atlas.entries[model], device=d, fmt=prec.label, context=ctx,
+                                                sequences=seqs, kv_bits=kv, devices=e.devices, fit=e))
+            got = page.locator("#calc-run pre").inner_text()
+            assert got.strip() == want.text().strip(), (model, engine, device)
+            assert problems(atlas, want) == []
+            # every flag is explained beside the command, and the notes are there
+            items = page.locator("#calc-run .atlas-calc__flags li").all_inner_texts()
+            assert [i.split(":")[0] for i in items] == [f.name if f.value is None else f"{f.name} {f.value}" for f in want.flags]
+            text = page.locator("#calc-run").inner_text()
+            assert all(n in text for n in want.notes) and want.release in text
+        # an engine that cannot load the format says why, and no command is shown
+        goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&where=consumer&run_on=nvidia-rtx-4090&run_with=tensorrt-llm")
+        assert page.locator("#calc-run pre").count() == 0
+        assert "does not load" in page.locator("#calc-run .atlas-calc__error").inner_text()
+        # a row's "run it" picks that device
+        page.locator("tr[data-device='nvidia-rtx-3090'] a[data-run]").click()
+        assert page.locator("#calc-run-on").input_value() == "nvidia-rtx-3090" and "run_on=nvidia-rtx-3090" in page.url
+    finally:
+        page.close()
+
+
+def test_the_run_it_panel_fits_a_phone(base, browser):
+    page = browser.new_page(viewport={"width": 390, "height": 844})
+    try:
+        goto(page, f"{base}/calculator/?model=llama-3-3-70b&format=fp8&context=8192&n=32&devices=4&where=data-centre&run_with=vllm")
+        for sel in ("#calc-run pre", "#calc-run-on", "#calc-run .atlas-calc__flags"):
+            box = page.locator(sel).bounding_box()
+            assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, sel
+        size = page.locator("#calc-run .atlas-calc__flags li").first.evaluate("e => parseFloat(getComputedStyle(e).fontSize)")
+        assert size >= 12
+    finally:
+        page.close()

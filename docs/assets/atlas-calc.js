@@ -567,13 +567,68 @@
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
     var table = el("table", { class: "atlas-calc__table" });
     var notes = el("ul", { class: "atlas-calc__notes" });
+    // Run it: the command that starts an engine for the answer on one device of the table (atlas-launch.js).
+    var L = data.launch || { engines: {} };
+    var runOn = el("select", { id: "calc-run-on" });
+    var runWith = el("select", { id: "calc-run-with" }, Object.keys(L.engines).map(function (k) { return el("option", { value: k, text: L.engines[k].title }); }));
+    if (q.get("run_with") && L.engines[q.get("run_with")]) runWith.value = q.get("run_with");
+    else if (q.get("engine") && L.engines[q.get("engine")]) runWith.value = q.get("engine");
+    var runOut = el("div", { class: "atlas-calc__runout", "aria-live": "polite" });
+    var runBox = el("section", { class: "atlas-calc__run", id: "calc-run" }, [
+      el("h2", { id: "run-it", text: "Run it" }),
+      el("p", { text: "The command that starts a server for this answer: the context, the sequences at once, the devices and the KV cache above, with the flags the engine\u2019s pinned release accepts." }),
+      el("div", { class: "atlas-calc__form" }, [field("On", runOn), field("With", runWith)]), runOut]);
+    var runCtx = null;
     var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Find a model", modelFind), modelNames, field("Model", model), field("Weight format", format), field("Bits per weight", bits),
       field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits), field("Devices", where),
       field("How many you have", owned), field("Engine, for expected speed", engineSel)]), costBox, paste, own, meaning, message, summary,
-      legend, el("div", { class: "atlas-calc__scroll" }, [table]), notes);
+      legend, el("div", { class: "atlas-calc__scroll" }, [table]), runBox, notes);
 
+    function fillRun() {  // the devices that can start it, keeping the reader's pick
+      var c = runCtx, keep = runOn.value || q.get("run_on");
+      var can = c.rows.filter(function (r) { return r.d.id !== "custom" && (r.e.fits || r.e.offload_gb); });
+      runOn.replaceChildren.apply(runOn, can.map(function (r) { return el("option", { value: r.d.id, text: r.d.title + (r.e.fits ? "" : " (offloading)") }); }));
+      if (can.some(function (r) { return r.d.id === keep; })) runOn.value = keep;
+      else { var first = can.filter(function (r) { return r.e.fits; })[0] || can[0]; if (first) runOn.value = first.d.id; }
+      renderRun();
+    }
+    function renderRun() {
+      runOut.replaceChildren();
+      var c = runCtx;
+      if (!c) return;
+      var r = c.rows.filter(function (x) { return x.d.id === runOn.value; })[0];
+      if (c.m.id === "custom") { runOut.appendChild(el("p", { text: "A model read from a config.json has no repository to start: pick it from the list for a command." })); return; }
+      if (!c.fmtLabel) { runOut.appendChild(el("p", { text: "Pick a named weight format for a command: typed bits per weight name no file an engine can load." })); return; }
+      if (!r) { runOut.appendChild(el("p", { text: "None of the devices listed holds " + c.m.title + " this way: a smaller format, a shorter context, fewer sequences or more devices." })); return; }
+      var eng = L.engines[runWith.value], cmd;
+      try {
+        cmd = window.Atlas.launch(L, runWith.value, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: r.e.devices, fit: r.e });
+      } catch (err) {
+        runOut.appendChild(el("p", { class: "atlas-calc__error", text: err.message + "." }));
+        return;
+      }
+      runOut.appendChild(el("pre", { class: "atlas-calc__command" }, [el("code", { text: cmd.text })]));
+      runOut.appendChild(el("ul", { class: "atlas-calc__flags" }, cmd.flags.map(function (f) {
+        return el("li", {}, [el("code", { text: f.value === null ? f.name : f.name + " " + f.value }), document.createTextNode(": " + f.what + ".")]);
+      })));
+      cmd.notes.forEach(function (n) { runOut.appendChild(el("p", { class: "atlas-calc__runnote", text: n })); });
+      var pr = r.one && r.one.decode_tps ? predict(X, "decode", c.m.id, r.d.id, c.fmtLabel, runWith.value) : null;
+      var speed = pr ? "Expect about " + fmt(pr.band.ratio * r.one.decode_tps, 0) + " (" + fmt(pr.band.low * r.one.decode_tps, 0) + "\u2013" + fmt(pr.band.high * r.one.decode_tps, 0) +
+                       ") tok/s for one sequence with " + eng.title + " (" + pr.basis + "), under a ceiling of " + fmt(r.one.decode_tps, 0) + "."
+        : r.one && r.one.decode_tps ? "Nothing published to calibrate " + eng.title + " on " + r.d.title + ": the ceiling is " + fmt(r.one.decode_tps, 0) + " tok/s for one sequence." : "";
+      runOut.appendChild(el("p", { class: "atlas-calc__runnote" }, [document.createTextNode(speed + (speed ? " " : "") + "Flags as " + eng.title + " " + eng.release + " accepts them" +
+        (eng.caveat ? " (" + eng.caveat + ")" : "") + "; "), el("a", { href: eng.url, text: "what " + eng.title + " runs and where" }), document.createTextNode(".")]));
+    }
+    runOn.addEventListener("change", update);
+    runWith.addEventListener("change", update);
+    root.addEventListener("click", function (ev) {
+      var a = ev.target.closest ? ev.target.closest("a[data-run]") : null;
+      if (!a) return;
+      runOn.value = a.getAttribute("data-run");
+      update();
+    });
     function update() {
       bits.disabled = format.value !== "custom";
       if (format.value !== "custom") bits.value = String(bitsOf[format.value]);
@@ -708,6 +763,7 @@
           }
           function tpsText(x) { return fmt(x, x < 10 ? 1 : 0); }
           var one = s === 1 ? e : estimate(m, d, prec, t, 1, kb, data.overhead, host, Math.min(nOwned, d.max_devices || 8));
+          r.one = one;
           var xd = e.fits !== false && one.decode_tps ? expectLine("decode", one.decode_tps) : null;
           if (xd) {
             decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": xd.basis, title: xd.text,
@@ -743,11 +799,14 @@
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
             el("th", { scope: "row" }, [d.url ? el("a", { href: d.url, text: d.title }) : document.createTextNode(d.title)]),
             el("td", { class: "atlas-calc__memory", text: d.memory_gb ? d.memory_gb + " GB" + (d.gpu_default_gb ? " (GPU " + d.gpu_default_gb + ")" : "") : "unknown", "data-label": "Memory" }),
-            el("td", { class: "atlas-calc__fits", text: fitsText, "data-label": "Fits?" }),
+            el("td", { class: "atlas-calc__fits", "data-label": "Fits?" }, [document.createTextNode(fitsText)].concat(
+              d.id !== "custom" && (e.fits || e.offload_gb) ? [el("a", { href: "#run-it", class: "atlas-calc__runlink", "data-run": d.id, text: "run it" })] : [])),
             decodeCell,
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
+        runCtx = { m: m, rows: rows, t: t, s: s, kb: kb, fmtLabel: format.value === "custom" || format.value === "config" ? "" : labelOf[format.value] };
+        fillRun();
         Object.keys(lacking).forEach(function (k) { note(lacking[k].start + listed(lacking[k].names) + lacking[k].end); });
         if (hourly !== null || perKwh !== null || rows.some(function (r) { return r.c.tokens_per_joule !== null; }))
           note("Cost and energy: dollars per million tokens = the price of an hour (" + (hourly !== null ? "$" + hourly + " a device-hour" : "a device's cloud price where its entry has one") +
@@ -762,6 +821,8 @@
         if (devUnified.checked) url.searchParams.set("dev_unified", "1"); else url.searchParams.delete("dev_unified");
         if (where.value) url.searchParams.set("where", where.value); else url.searchParams.delete("where");
         if (engineSel.value) url.searchParams.set("engine", engineSel.value); else url.searchParams.delete("engine");
+        if (runOn.value) url.searchParams.set("run_on", runOn.value); else url.searchParams.delete("run_on");
+        url.searchParams.set("run_with", runWith.value);
         [["price", hourly], ["kwh", perKwh], ["dev_mem", mem], ["dev_bw", bw], ["dev_tflops", tf], ["dev_w", w]].forEach(function (kv) {
           if (kv[1] === null) url.searchParams.delete(kv[0]); else url.searchParams.set(kv[0], kv[1]);
         });

@@ -89,10 +89,20 @@ PLATFORM_CELL = {"cuda": "cuda", "rocm": "rocm", "apple": "metal", "intel": "xpu
 """A device's platform (calc.specs.VENDOR_PLATFORM) as the engines' backend cells name it."""
 
 
-def format_cell(label: str) -> str | None:
+def bpw_families(atlas: Atlas) -> dict[str, str]:
+    """A decimal-bits label ("4.0 bpw", "3.75 bpw") -> the ExLlama format it is a variant of
+    (exl2, exl3): the label alone does not say which."""
+    from generator.knowledge.calc.formats import _format_names
+
+    return {name: e.id for name, e, *_ in _format_names(atlas) if name.endswith("bpw") and e.id in ("exl2", "exl3")}
+
+
+def format_cell(label: str, bpw: dict[str, str] | None = None) -> str | None:
+    """The engines' format cell for a precision's label; `bpw` (bpw_families) tells EXL2's
+    decimal levels from EXL3's."""
     up = label.upper()
     if up.endswith("BPW"):
-        return "exl2"
+        return (bpw or {}).get(label.casefold(), "exl2")
     for prefix in sorted(FORMAT_CELL, key=len, reverse=True):
         if up.startswith(prefix):
             return FORMAT_CELL[prefix]
@@ -170,7 +180,7 @@ def _llama_server(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
         layers = str(int(int(a.model.get("specs")["layers"]["value"]) * share))
         notes.append(f"Only {layers} layers fit on the GPU; the rest run from system memory, far slower (the offload ceiling above).")
     fl = [Flag("--model", _gguf(a), f"the GGUF file in {a.fmt}"),
-          Flag("--ctx-size", str(a.context * a.sequences), f"the KV cache in tokens: {a.context:,} for each of {a.sequences} slots"),
+          Flag("--ctx-size", str(a.context * a.sequences), "the KV cache in tokens: " + (f"{a.context:,} for its one slot" if a.sequences == 1 else f"{a.context:,} for each of {a.sequences} slots")),
           Flag("--parallel", str(a.sequences), "slots: requests served at once"),
           Flag("--n-gpu-layers", layers, "layers kept on the GPU (all: the whole model)")]
     if a.devices > 1:
@@ -184,8 +194,13 @@ def _llama_server(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
     return "", fl
 
 
+def ollama_tag(model: Entry) -> str:
+    """The model's tag in Ollama's library (an alias written name:size), else a placeholder."""
+    return next((x for x in model.aliases if ":" in x and "/" not in x and " " not in x), f"<{model.id} tag>")
+
+
 def _ollama(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
-    tag = next((x for x in a.model.aliases if ":" in x and "/" not in x and " " not in x), f"<{a.model.id} tag>")
+    tag = ollama_tag(a.model)
     fl = [Flag("OLLAMA_CONTEXT_LENGTH", str(a.context), "the context each request gets by default"),
           Flag("OLLAMA_NUM_PARALLEL", str(a.sequences), "requests a loaded model serves at once")]
     if a.kv_bits <= 8:
@@ -239,8 +254,34 @@ BUILDERS = {"vllm": (_vllm, "flags"), "sglang": (_sglang, "flags"), "llama-serve
 SERVED_BY = {"llama-cpp": "llama-server", "exllamav3": "tabbyapi"}
 
 
+def released_label(model: Entry) -> str | None:
+    """The format the developer released the weights in (the model's checkpoint_format)."""
+    return ((model.get("specs") or {}).get("checkpoint_format") or {}).get("value")
+
+
 def _released(a: Answer) -> str | None:
-    return ((a.model.get("specs") or {}).get("checkpoint_format") or {}).get("value")
+    return released_label(a.model)
+
+
+OFFERED = ("vllm", "sglang", "llama-cpp", "ollama", "mlx-lm", "tensorrt-llm", "exllamav3")
+"""The engines the calculator's Run it panel offers, in its order (llama.cpp and ExLlamaV3
+through the servers that start them)."""
+
+
+def page_data(atlas: Atlas) -> dict:
+    """What the calculator's script needs to write the same commands (docs/assets/atlas-launch.js):
+    each offered engine's server, release, command and its format and backend cells."""
+    engines = {}
+    for eid in OFFERED:
+        e, server = atlas.entries.get(eid), SERVED_BY.get(eid, eid)
+        data = atlas.engine_flags.get(server)
+        if e is None or data is None:
+            continue
+        cells = lambda key: {k: {"status": v.get("status"), "note": v.get("note")} for k, v in (e.get(key) or {}).items()}  # noqa: E731
+        engines[eid] = {"title": e.title, "server": server, "kind": BUILDERS[eid][1], "command": data.command,
+                        "release": data.release, "url": "../" + e.url.strip("/") + "/", "formats": cells("formats"),
+                        "backends": cells("backends"), "caveat": data.caveat}
+    return {"engines": engines, "format_cells": FORMAT_CELL, "platform_cells": PLATFORM_CELL, "port": PORT, "bpw": bpw_families(atlas)}
 
 
 def launch(atlas: Atlas, engine: str, a: Answer) -> Launch:
@@ -253,7 +294,7 @@ def launch(atlas: Atlas, engine: str, a: Answer) -> Launch:
     data = atlas.engine_flags.get(server)
     if data is None:
         raise CalcError(f"the flags of {server} are not on record (glossary/engine-flags/{server}.yaml)")
-    cell = format_cell(a.fmt)
+    cell = format_cell(a.fmt, bpw_families(atlas))
     status = (((atlas.entries[engine].get("formats") or {}).get(cell) or {}).get("status")) if cell else None
     if status == "no":
         raise CalcError(f"{atlas.entries[engine].title} does not load {a.fmt} weights (its formats say no): pick another engine or format")

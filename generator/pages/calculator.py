@@ -25,6 +25,8 @@ def calculator_data(atlas: Atlas) -> dict:
         model_spec,
     )
 
+    from generator.knowledge.launch import ollama_tag, released_label, repo_of
+
     models = []
     ids = {o["label"].casefold(): o["id"] for g in format_groups(atlas) for o in g["options"]}
     ids.update({n.casefold(): ids[e.title.casefold()] for e in atlas.of_kind("term") if e.title.casefold() in ids for n in (e.id, *e.aliases)})
@@ -41,6 +43,7 @@ def calculator_data(atlas: Atlas) -> dict:
                        "parts": [[x.name, x.params_b, x.active_b] for x in m.parts] if m.parts else None,
                        "parts_note": m.parts_note, "checkpoint_format": _released(e, ids),
                        "developer": e.get("developer") or "Other", "aliases": list(e.aliases),
+                       "repo": repo_of(atlas, e), "ollama_tag": ollama_tag(e), "released_label": released_label(e),
                        "url": "../" + e.url.strip("/") + "/"})
     devices = []
     for e in atlas.of_kind("hardware"):
@@ -57,7 +60,7 @@ def calculator_data(atlas: Atlas) -> dict:
 
     return {"models": models, "devices": devices, "segments": [[s, label(s)] for s in SEGMENTS], "platforms": PLATFORMS, "formats": format_groups(atlas), "overhead": OVERHEAD_FRACTION,
             "host_bandwidth_gbs": HOST_BANDWIDTH_GBS, "measured": _calculator_measured(atlas),
-            "expected": _calculator_expected(atlas),
+            "expected": _calculator_expected(atlas), "launch": _launch_data(atlas),
             "default": {"model": "llama-3-1-8b", "format": "q4_k_m"},
             "unified_share": UNIFIED_SHARE,
             "limits": {"tokens": list(LIMITS["tokens"]), "sequences": list(LIMITS["sequences"]), "bits": [1, 32], "kv_bits": [2, 32],
@@ -115,6 +118,12 @@ def _calculator_expected(atlas: Atlas) -> dict:
     engines = sorted({p.row.engine for p in points(atlas)})
     return {"rows": rows, "devices": devices, "engines": {x: atlas.entries[x].title for x in engines},
             "backends": BACKENDS, "min_rows": MIN_ROWS, "widen": WIDEN}
+
+
+def _launch_data(atlas: Atlas) -> dict:
+    from generator.knowledge.launch import page_data
+
+    return page_data(atlas)
 
 
 SOURCES_URL = "sources"
