@@ -71,8 +71,8 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
         assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 2"
         # and draws two boards' 450 W: 45.3 / 900 W = 0.05 tokens per joule
         assert row.locator(".atlas-calc__decode").inner_text() == "45 tok/s on 2 (split)\n0.05 tok/J"
-        notes = page.locator(".atlas-calc__notes").inner_text()
-        assert "NVIDIA GeForce RTX 4090: needs 49.0 GB" in notes and "offload 23.2 GB" in notes and "at most 3.1 tok/s" in notes
+        notes = row.locator(".atlas-calc__why").text_content()  # the device's own notes, with its row
+        assert "Needs 49.0 GB" in notes and "offload 23.2 GB" in notes and "at most 3.1 tok/s" in notes
         assert "tok/s" not in row.locator(".atlas-calc__fits").inner_text()  # no decode figure that cannot happen
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.close()
@@ -193,7 +193,7 @@ def test_cost_and_energy_match_the_python_calculator_and_stay_in_the_url(served)
     line = row.locator(".atlas-calc__decode .atlas-calc__costline").inner_text()
     assert line == (f"{money(c.output_usd_per_m)} per million tokens served alone, {money(c.batch_output_usd_per_m)} with all 2"
                     f" · {c.tokens_per_joule:,.2f} tok/J alone, {c.batch_tokens_per_joule:,.2f} with all")
-    assert "priced at $0.69 a device-hour (Cloud Q, one-card instance" in page.locator(".atlas-calc__notes").inner_text()
+    assert "Priced at $0.69 a device-hour (Cloud Q, one-card instance" in row.locator(".atlas-calc__why").text_content()
     page.fill("#calc-price", "2")
     page.fill("#calc-kwh", "0.3")
     c = cost(both, d, hourly_usd=2, kwh_usd=0.3, single=one)
@@ -298,4 +298,53 @@ def test_a_format_is_offered_only_on_devices_that_run_it(site, browser, width):
         gaps = [i for i in items if i.startswith("No prefill ceiling for")]
         assert len(gaps) == 1 and "Apple M5 Max" in gaps[0] and "Apple M4 Max" not in gaps[0], items
         assert not [i for i in items if "so there is no prefill ceiling" in i]
+        page.close()
+
+
+@pytest.mark.parametrize("query, where", [
+    ("model=llama-3-70b&format=fp8&context=4096&n=1", "data-centre"),  # some devices lack a calibrated speed: all at the ceiling
+    ("model=llama-3-1-8b&format=q4_k_m&context=4096&n=1", "workstation"),  # measured speeds for every device
+])
+def test_the_answer_comes_first_with_the_cheapest_device_and_the_price_that_would_change_it(site, browser, query, where):
+    """Issue 47: above the table, how many devices hold the model, the fastest and the cheapest
+    per million output tokens; the ranking under it gives, for each device, the hourly price at
+    which it would pass the one above. Order, cost and those prices are atlas fit's, on one
+    basis for every device."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import serve
+
+    params = dict(p.split("=") for p in query.split("&"))
+    fit = json.loads(subprocess.run([str(Path(sys.executable).parent / "atlas"), "fit", params["model"], "--format", params["format"],
+                                     "--context", params["context"], "--where", where, "--json"],
+                                    capture_output=True, text=True, cwd=REPO, check=True).stdout)
+    ranking = fit["cost_ranking"]
+    assert len(ranking) >= 2 and len({r["basis"] for r in ranking}) == 1
+    assert [r["usd_per_m"] for r in ranking] == sorted(r["usd_per_m"] for r in ranking)
+
+    def money(x):
+        return f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 390, "height": 844})
+        goto(page, base + f"/calculator/?{query}&where={where}")
+        verdict = page.locator("#calc-verdict").inner_text()
+        holds = sum(1 for d in fit["devices"] if d["fits"])
+        assert f"{holds} of the {len(fit['devices'])} devices listed hold it" in verdict
+        top = next(d for d in fit["devices"] if d["device"] == ranking[0]["key"])
+        assert f"Cheapest per million output tokens: {top['title']}" in verdict and money(ranking[0]["usd_per_m"]) in verdict
+        page.locator(".atlas-calc__rankbox summary").click()
+        items = page.locator("#calc-rank li")
+        assert items.evaluate_all("ls => ls.map(l => l.dataset.device)") == [r["key"] for r in ranking]
+        for i, r in enumerate(ranking):
+            text = items.nth(i).inner_text()
+            assert money(r["usd_per_m"]) + " per million" in text
+            if i:
+                assert f"under {money(r['flip_usd_per_hour'])}/h" in text
+                # at that price it would cost what the one above costs per token
+                above = ranking[i - 1]
+                assert abs(r["flip_usd_per_hour"] / (r["tokens_per_s"] * 3600) * 1e6 - above["usd_per_m"]) < 0.01 * above["usd_per_m"]
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.close()

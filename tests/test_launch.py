@@ -161,7 +161,7 @@ def test_the_calculators_run_it_panel_writes_the_same_command_as_python(atlas, b
         # an engine that cannot load the format says why, and no command is shown
         goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&where=consumer&run_on=nvidia-rtx-4090&run_with=tensorrt-llm")
         assert page.locator("#calc-run pre").count() == 0
-        assert "does not load" in page.locator("#calc-run .atlas-calc__error").inner_text()
+        assert "does not load" in page.locator("#calc-run .atlas-calc__runerror").inner_text()
         # a row's "run it" picks that device
         page.locator("tr[data-device='nvidia-rtx-3090'] a[data-run]").click()
         assert page.locator("#calc-run-on").input_value() == "nvidia-rtx-3090" and "run_on=nvidia-rtx-3090" in page.url

@@ -175,7 +175,7 @@ def test_the_calculator_shows_the_measurement_for_that_model_device_and_format(b
     # A 4-bit format: no measured figure in the row, a note saying why.
     goto(page, f"{base}/calculator/?model={MODEL}&format=q4_k_m&context=2048")
     assert cell.count() == 0
-    assert "16-bit weights and KV cache only" in page.locator(".atlas-calc__notes").inner_text()
+    assert "16-bit weights and KV cache only" in page.locator(f"tr[data-device='{DEVICE}'] .atlas-calc__why").text_content()
     page.close()
 
 

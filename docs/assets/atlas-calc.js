@@ -565,6 +565,7 @@
     if (q.get("dev_mem") || q.get("dev_bw")) own.open = true;
     var message = el("p", { class: "atlas-calc__error", role: "alert" });
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
+    var verdict = el("div", { class: "atlas-calc__verdict", id: "calc-verdict" });
     var table = el("table", { class: "atlas-calc__table" });
     var notes = el("ul", { class: "atlas-calc__notes" });
     // Run it: the command that starts an engine for the answer on one device of the table (atlas-launch.js).
@@ -579,13 +580,68 @@
       el("p", { text: "The command that starts a server for this answer: the context, the sequences at once, the devices and the KV cache above, with the flags the engine\u2019s pinned release accepts." }),
       el("div", { class: "atlas-calc__form" }, [field("On", runOn), field("With", runWith)]), runOut]);
     var runCtx = null;
+    if (!Object.keys(L.engines).length) runBox.hidden = true;  // a knowledge base without engines' flags: no command to write
     var legend = el("p", { class: "atlas-calc__legend" });
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Find a model", modelFind), modelNames, field("Model", model), field("Weight format", format), field("Bits per weight", bits),
       field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits), field("Devices", where),
-      field("How many you have", owned), field("Engine, for expected speed", engineSel)]), costBox, paste, own, meaning, message, summary,
+      field("How many you have", owned), field("Engine, for expected speed", engineSel)]), costBox, paste, own, meaning, message, verdict, summary,
       legend, el("div", { class: "atlas-calc__scroll" }, [table]), runBox, notes);
 
+    function daysSince(day) { return Math.max(0, Math.floor((Date.now() - Date.parse(day + "T00:00:00Z")) / 864e5)); }
+    function usdOf(x) { return "$" + fmt(x, x < 1 ? 3 : 2); }
+    function rankCost(rows, s) {  // calc.cost.rank over the rows that hold it and have a price (as atlas fit's ranking)
+      var items = [];
+      rows.forEach(function (r) {
+        var e = r.e, c = r.c, one = r.one || e;
+        if (c.hourly_usd === null || (e.fits === false && !e.can_split)) return;
+        var ceiling = s === 1 ? (one.fits !== false ? one.decode_tps : one.split_decode_tps) : (e.fits !== false ? e.decode_total_tps : e.split_decode_total_tps);
+        var expected = s === 1 && r.xd && r.xd.tps && one.fits !== false ? r.xd : null;
+        if (ceiling > 0 && c.hourly_usd > 0) items.push({ r: r, p: c.hourly_usd, ceiling: ceiling, expected: expected });
+      });
+      // one basis for all: expected speeds where every device has one, else every ceiling (as atlas fit)
+      var every = items.length && items.every(function (x) { return x.expected; });
+      items.forEach(function (x) {
+        x.t = every ? x.expected.tps : x.ceiling; x.basis = every ? x.expected.basis : "ceiling";
+        x.m = x.p / (x.t * 3600) * 1e6;
+      });
+      items.sort(function (a, b) { return a.m - b.m || (a.r.d.id < b.r.d.id ? -1 : 1); });
+      items.forEach(function (x, i) { x.flip = i ? items[i - 1].p * x.t / items[i - 1].t : null; });
+      return items;
+    }
+    function say(rows, s, hourly) {  // the answer first: what holds it, the fastest and the cheapest
+      var listed = rows;
+      var fit = listed.filter(function (r) { return r.e.fits; });
+      var lines = [];
+      lines.push(el("p", { class: "atlas-calc__verdict-fit", text: fit.length ? fit.length + " of the " + listed.length + " devices listed hold it" +
+        (listed.length - fit.length ? "; the others need it split or offloaded (their rows say how)." : ".") :
+        "None of the " + listed.length + " devices listed holds it whole: see each row for a split over several or an offload." }));
+      // the fastest on one basis for all (as the cost ranking): the speed to expect where every device that holds it has one, else the ceiling
+      var quick = fit.filter(function (r) { return r.one && r.one.decode_tps; });
+      var byExpected = quick.length && quick.every(function (r) { return r.xd && r.xd.tps; });
+      var fastest = quick.sort(function (a, b) { return byExpected ? b.xd.tps - a.xd.tps : b.one.decode_tps - a.one.decode_tps; })[0];
+      if (fastest) lines.push(el("p", {}, [el("strong", { text: "Fastest: " }), document.createTextNode(fastest.d.title + ", " +
+        (byExpected ? "expect about " + fmt(fastest.xd.tps, 0) + " tok/s (" + fastest.xd.basis + ") under a ceiling of " + fmt(fastest.one.decode_tps, 0) + " tok/s for one sequence."
+          : "at most " + fmt(fastest.one.decode_tps, 0) + " tok/s for one sequence (ceilings compared: not every device here has a calibrated speed)."))]));
+      var ranked = rankCost(rows, s);
+      if (ranked.length) {
+        var top = ranked[0], what = s === 1 ? "one sequence" : "all " + s.toLocaleString("en") + " sequences";
+        function age(x) {
+          return hourly !== null ? "your price" : x.r.d.hourly_checked ? "price read " + x.r.d.hourly_checked + ", " + daysSince(x.r.d.hourly_checked) + " days ago" : "price undated";
+        }
+        lines.push(el("p", {}, [el("strong", { text: "Cheapest per million output tokens: " }), document.createTextNode(top.r.d.title + (top.r.c.devices > 1 ? " (" + top.r.c.devices + " of them)" : "") + ", " + usdOf(top.m) + " for " + what +
+          " (" + usdOf(top.p) + " an hour; speed: " + top.basis + "; " + age(top) + ")." )]));
+        if (ranked.length > 1) {
+          var ol = el("ol", { class: "atlas-calc__rank", id: "calc-rank" }, ranked.map(function (x, i) {
+            return el("li", { "data-device": x.r.d.id, text: x.r.d.title + (x.r.c.devices > 1 ? " \u00d7 " + x.r.c.devices : "") + ": " + usdOf(x.m) + " per million, at " + usdOf(x.p) + "/h and " + fmt(x.t, 0) + " tok/s (" + x.basis + "; " + age(x) + ")" +
+              (x.flip !== null ? "; passes " + ranked[i - 1].r.d.title + " under " + usdOf(x.flip) + "/h" : "") });
+          }));
+          lines.push(el("details", { class: "atlas-calc__rankbox" }, [el("summary", { text: "All " + ranked.length + " priced devices by cost per million tokens, and the price at which each passes the one above" }), ol,
+            el("p", { text: s === 1 ? (ranked[0].basis === "ceiling" ? "One sequence, every device at its ceiling: not all of them have a speed calibrated on published measurements, and mixing the two would favour the uncalibrated. Real costs are higher." : "One sequence at the speed to expect, calibrated on published measurements for every device listed.") : "All sequences at the ceiling: engines\u2019 batched speed is not calibrated yet, so real costs are higher." })]));
+        }
+      }
+      verdict.replaceChildren.apply(verdict, lines);
+    }
     function fillRun() {  // the devices that can start it, keeping the reader's pick
       var c = runCtx, keep = runOn.value || q.get("run_on");
       var can = c.rows.filter(function (r) { return r.d.id !== "custom" && (r.e.fits || r.e.offload_gb); });
@@ -597,7 +653,7 @@
     function renderRun() {
       runOut.replaceChildren();
       var c = runCtx;
-      if (!c) return;
+      if (!c || runBox.hidden) return;
       var r = c.rows.filter(function (x) { return x.d.id === runOn.value; })[0];
       if (c.m.id === "custom") { runOut.appendChild(el("p", { text: "A model read from a config.json has no repository to start: pick it from the list for a command." })); return; }
       if (!c.fmtLabel) { runOut.appendChild(el("p", { text: "Pick a named weight format for a command: typed bits per weight name no file an engine can load." })); return; }
@@ -606,7 +662,7 @@
       try {
         cmd = window.Atlas.launch(L, runWith.value, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: r.e.devices, fit: r.e });
       } catch (err) {
-        runOut.appendChild(el("p", { class: "atlas-calc__error", text: err.message + "." }));
+        runOut.appendChild(el("p", { class: "atlas-calc__runerror", text: err.message + "." }));
         return;
       }
       runOut.appendChild(el("pre", { class: "atlas-calc__command" }, [el("code", { text: cmd.text })]));
@@ -633,7 +689,7 @@
       bits.disabled = format.value !== "custom";
       if (format.value !== "custom") bits.value = String(bitsOf[format.value]);
       meaning.textContent = format.value === "custom" ? "Any format: type its bits per weight, scales and zero points included." : meaningOf[format.value];
-      message.textContent = ""; summary.textContent = ""; legend.textContent = ""; table.replaceChildren(); notes.replaceChildren();
+      message.textContent = ""; summary.textContent = ""; verdict.replaceChildren(); runCtx = null; runOut.replaceChildren(); legend.textContent = ""; table.replaceChildren(); notes.replaceChildren();
       try {
         var m = model.value === "custom" ? pasted : data.models.filter(function (x) { return x.id === model.value; })[0];
         if (!m) throw new Error("unknown model \u201c" + model.value + "\u201d: pick one from the list");
@@ -668,7 +724,12 @@
         var head = el("tr", {}, ["Device", "Memory", "Fits?", "Decode max (per sequence" + (s > 1 ? ", and all " + s.toLocaleString("en") : "") + ")", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
         var body = el("tbody");
         var said = {};
-        function note(text) { if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); } }
+        var rowNotes = null, rowTitle = null, pricedHere = false;  // while a row is drawn: its own notes go with it, opened on demand
+        function note(text) {
+          if (rowNotes && text.indexOf(rowTitle + ": ") === 0) { rowNotes.push(text.slice(rowTitle.length + 2)); return; }
+          if (rowNotes && text.indexOf(rowTitle + ", ") === 0) { rowNotes.push(text.slice(rowTitle.length + 2)); return; }
+          if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); }
+        }
         if (m.parts_note) note(m.title + ": " + m.parts_note + ".");
         var only = format.value === "custom" ? null : runsOn[format.value], leftOut = 0;
         var runsHere = function (d) { var ok = !only || !d.platform || only.indexOf(d.platform) >= 0; if (!ok) leftOut++; return ok; };
@@ -699,6 +760,7 @@
         function listed(names) { return names.length < 2 ? names.join("") : names.slice(0, -1).join(", ") + " and " + names[names.length - 1]; }
         rows.forEach(function (r) {
           var d = r.d, e = r.e;
+          rowNotes = []; rowTitle = d.title;
           var fitsText = e.fits === null ? "memory unknown" : (e.fits ? (e.devices > 1 ? "yes, on your " + e.devices : "yes")
             : e.can_split ? (e.devices > 1 ? "no: needs " + e.devices_needed + ", you have " + e.devices : "no: needs " + e.devices_needed) : "no");
           var decodeText = e.decode_tps ? fmt(e.decode_tps, e.decode_tps < 10 ? 1 : 0) + " tok/s" +
@@ -765,6 +827,7 @@
           var one = s === 1 ? e : estimate(m, d, prec, t, 1, kb, data.overhead, host, Math.min(nOwned, d.max_devices || 8));
           r.one = one;
           var xd = e.fits !== false && one.decode_tps ? expectLine("decode", one.decode_tps) : null;
+          r.xd = xd;
           if (xd) {
             decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": xd.basis, title: xd.text,
               text: "expect about " + tpsText(xd.tps) + " (" + tpsText(xd.low) + "\u2013" + tpsText(xd.high) + ") tok/s" + (s > 1 ? " for one sequence alone" : "") + " \u00b7 " + xd.basis }));
@@ -794,19 +857,27 @@
           if (c.input_usd_per_m !== null) inCost.push(usd(c.input_usd_per_m) + " per million prompt tokens");
           if (c.input_tokens_per_joule !== null) inCost.push(perJ(c.input_tokens_per_joule) + " tok/J");
           if (inCost.length) prefillCell.appendChild(el("span", { class: "atlas-calc__costline", text: inCost.join(" \u00b7 ") }));
-          if (hourly === null && d.hourly_usd && c.hourly_usd !== null) note(d.title + ": priced at $" + d.hourly_usd + " a device-hour" + (d.hourly_note ? " (" + d.hourly_note + ")" : "") + "; type your own price above to change it.");
+          if (hourly === null && d.hourly_usd && c.hourly_usd !== null) {
+            note(d.title + ": priced at $" + d.hourly_usd + " a device-hour" + (d.hourly_note ? " (" + d.hourly_note + ")" : "") + ".");
+            pricedHere = true;
+          }
           if (c.devices > 1 && c.hourly_usd !== null) note(d.title + ": the model is split over " + c.devices + " of them, so the cost is " + c.devices + " devices\u2019 price and power.");
+          var why = rowNotes.length ? [el("details", { class: "atlas-calc__why" }, [el("summary", { text: rowNotes.length === 1 ? "1 note" : rowNotes.length + " notes" }),
+            el("ul", {}, rowNotes.map(function (x) { return el("li", { text: x.charAt(0).toUpperCase() + x.slice(1) }); }))])] : [];
+          rowNotes = null;
           body.appendChild(el("tr", { "data-device": d.id, class: e.fits === false ? "atlas-calc__nofit" : "" }, [
-            el("th", { scope: "row" }, [d.url ? el("a", { href: d.url, text: d.title }) : document.createTextNode(d.title)]),
+            el("th", { scope: "row" }, [d.url ? el("a", { href: d.url, text: d.title }) : document.createTextNode(d.title)].concat(
+              L.engines && Object.keys(L.engines).length && d.id !== "custom" && (e.fits || e.offload_gb) ? [el("a", { href: "#run-it", class: "atlas-calc__runlink", "data-run": d.id, text: "run it" })] : [], why)),
             el("td", { class: "atlas-calc__memory", text: d.memory_gb ? d.memory_gb + " GB" + (d.gpu_default_gb ? " (GPU " + d.gpu_default_gb + ")" : "") : "unknown", "data-label": "Memory" }),
-            el("td", { class: "atlas-calc__fits", "data-label": "Fits?" }, [document.createTextNode(fitsText)].concat(
-              d.id !== "custom" && (e.fits || e.offload_gb) ? [el("a", { href: "#run-it", class: "atlas-calc__runlink", "data-run": d.id, text: "run it" })] : [])),
+            el("td", { class: "atlas-calc__fits", text: fitsText, "data-label": "Fits?" }),
             decodeCell,
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
+        say(rows, s, hourly);
         runCtx = { m: m, rows: rows, t: t, s: s, kb: kb, fmtLabel: format.value === "custom" || format.value === "config" ? "" : labelOf[format.value] };
         fillRun();
+        if (pricedHere) note("Cloud prices are each device entry\u2019s own on-demand price, with the cloud, the instance and the day it was read in the device\u2019s notes; type your own price above to change them.");
         Object.keys(lacking).forEach(function (k) { note(lacking[k].start + listed(lacking[k].names) + lacking[k].end); });
         if (hourly !== null || perKwh !== null || rows.some(function (r) { return r.c.tokens_per_joule !== null; }))
           note("Cost and energy: dollars per million tokens = the price of an hour (" + (hourly !== null ? "$" + hourly + " a device-hour" : "a device's cloud price where its entry has one") +

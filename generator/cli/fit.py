@@ -107,6 +107,8 @@ def cmd_fit(args) -> int:
     expect = {d.id: speeds(atlas, model.id, d.id, label, singles[d.id].decode_tps, e.prefill_tps, prompt, engine)
               for d, e in rows}
     commands = _commands(atlas, engine, entry, rows, label, args) if engine else {}
+    ranking = _ranking(rows, singles, costs, expect, args)
+    d_by = {d.id: d for d, _ in rows}
     if args.json:
         def with_measured(d, e) -> dict:
             got = measured[d.id]
@@ -127,6 +129,7 @@ def cmd_fit(args) -> int:
                      "engine": engine, "prompt_tokens": prompt,
                      "price_per_hour": args.price_per_hour, "prices": prices or None, "kwh_price": args.kwh_price,
                      "where": args.where, "runs_on": list(only) if only else None, "left_out": [d.id for d in elsewhere],
+                     "cost_ranking": [dict(r.as_dict(), price_read=_checked(d_by[r.key], prices, args)) for r in ranking] or None,
                      "devices": [with_measured(d, e) for d, e in rows]})
         return EXIT_OK
     first = rows[0][1] if rows else None
@@ -246,6 +249,7 @@ def cmd_fit(args) -> int:
         print()
         print("\n".join(dict.fromkeys(notes)))
     _print_costs(rows, costs, args, measured if comparable else {})
+    _print_ranking(ranking, {d.id: d for d, _ in rows}, prices, args)
     if engine and len(rows) == 1:
         cmd = commands[rows[0][0].id]
         print(f"\n  Run it with {_plain(atlas.entries[engine].title)}:")
@@ -371,3 +375,55 @@ def _print_costs(rows, costs, args, measured: dict) -> None:
             if at:
                 print(f"  {_plain(d.title)}: at this project's measured {got.tokens_per_s:,.1f} tok/s (one sequence, "
                       f"{got.context:,} tokens, plain PyTorch): {' and '.join(at)}.")
+
+
+def _ranking(rows, singles, costs, expect, args) -> list:
+    """The devices that hold the model and have an hourly price, by dollars per million output
+    tokens (calc.cost.rank): one sequence at the expected speed where one is calibrated, else at
+    the ceiling; several at once at the ceiling of them all (engines' batch speed is not calibrated)."""
+    from generator.knowledge.calc.cost import rank
+
+    items = []
+    for d, e in rows:
+        c = costs[d.id]
+        if c.hourly_usd is None or (e.fits is False and not e.can_split):
+            continue
+        if args.concurrency == 1:
+            one = singles[d.id]
+            ceiling = one.decode_tps if one.fits is not False else one.split_decode_tps
+            x = expect[d.id].decode
+            expected = (x.tps, x.basis) if x.tps and one.fits is not False and x.basis != "ceiling only" else None
+        else:
+            ceiling, expected = (e.decode_total_tps if e.fits is not False else e.split_decode_total_tps), None
+        if ceiling:
+            items.append((d.id, c.hourly_usd, ceiling, expected))
+    # One basis for all: expected speeds where every device has one, else every ceiling (a
+    # calibrated speed sits well under a ceiling, so mixing them would favour the uncalibrated).
+    every = bool(items) and all(x[3] for x in items)
+    return rank([(k, p, x[0], x[1]) if every else (k, p, t, "ceiling") for k, p, t, x in items])
+
+
+def _checked(d, prices: dict, args) -> str | None:
+    """The day the entry's price was read, where the entry's price is the one used."""
+    return None if d.id in prices or args.price_per_hour is not None else d.hourly_checked
+
+
+def _print_ranking(ranking, devices: dict, prices: dict, args) -> None:
+    if len(ranking) < 2:
+        return
+    import datetime as dt
+
+    today = dt.date.today()
+    what = (f"all {args.concurrency} sequences, at the ceiling" if args.concurrency > 1 else
+            "one sequence, every device at its ceiling: not all have a calibrated speed" if ranking[0].basis == "ceiling" else
+            "one sequence, at the speed to expect")
+    print(f"\n  Cheapest per million output tokens ({what}):")
+    for i, r in enumerate(ranking, 1):
+        d = devices[r.key]
+        read = _checked(d, prices, args)
+        age = f"price read {read}, {(today - dt.date.fromisoformat(read)).days} days ago" if read else "your price"
+        above = devices[ranking[i - 2].key].title if i > 1 else ""
+        flip = (f"; passes {_plain(above)} under ${r.flip_usd_per_hour:,.2f}/h" if r.flip_usd_per_hour is not None else "")
+        print(f"  {i:>2}. {_plain(d.title)[:32]:32} {_usd(r.usd_per_m):>8}/M  {_usd(r.hourly_usd):>9}/h  "
+              f"{r.tokens_per_s:,.0f} tok/s {r.basis}; {age}{flip}")
+    print("  'passes X under': the hourly price (for all the devices it needs) at which it would cost less per token than the one above.")

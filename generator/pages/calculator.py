@@ -54,7 +54,7 @@ def calculator_data(atlas: Atlas) -> dict:
         for d in [top] + [c for c in configurations(e) if c.memory_gb != top.memory_gb]:
             if d.memory_gb or d.bandwidth_gbs:
                 devices.append({"id": d.id, "title": d.title, "memory_gb": d.memory_gb, "bandwidth_gbs": d.bandwidth_gbs,
-                                "tflops": d.tflops, "tdp_w": d.tdp_w, "segment": e.get("segment"), "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note,
+                                "tflops": d.tflops, "tdp_w": d.tdp_w, "segment": e.get("segment"), "gpu_default_gb": d.gpu_default_gb, "max_devices": d.max_devices, "hourly_usd": d.hourly_usd, "hourly_note": d.hourly_note, "hourly_checked": d.hourly_checked,
                                 "platform": d.platform, "url": "../" + e.url.strip("/") + "/"})
     from generator.knowledge.compare import PLATFORMS
 

@@ -73,3 +73,33 @@ def cost(e: Estimate, d: DeviceSpec, hourly_usd: float | None = None, kwh_usd: f
                 batch_output_usd_per_m=per_m(total), input_usd_per_m=per_m(prefill), tokens_per_joule=per_j(one),
                 batch_tokens_per_joule=per_j(total), input_tokens_per_joule=per_j(prefill))
 
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One device in a cost ranking: what a million output tokens costs on it, the speed that
+    rests on (measured, calibrated or a ceiling), and the hourly price at which it would take
+    the place of the device ranked above it (None for the first)."""
+
+    key: str
+    hourly_usd: float
+    tokens_per_s: float
+    basis: str
+    usd_per_m: float
+    flip_usd_per_hour: float | None
+
+    def as_dict(self) -> dict:
+        return {k: round(v, 4) if isinstance(v, float) else v for k, v in self.__dict__.items()}
+
+
+def rank(items: list[tuple[str, float, float, str]]) -> list[Ranked]:
+    """Devices by dollars per million output tokens, cheapest first, from (key, hourly USD,
+    tokens/s, basis). Each after the first says at what hourly price it would tie the one
+    above: that one's cost per token times its own speed (P_above x T_self / T_above)."""
+    priced = sorted(((k, p, t, b, p / (t * 3600) * 1e6) for k, p, t, b in items if p and t and p > 0 and t > 0),
+                    key=lambda x: (x[4], x[0]))
+    out: list[Ranked] = []
+    for i, (k, p, t, b, m) in enumerate(priced):
+        flip = priced[i - 1][1] * t / priced[i - 1][2] if i else None
+        out.append(Ranked(key=k, hourly_usd=p, tokens_per_s=t, basis=b, usd_per_m=m, flip_usd_per_hour=flip))
+    return out

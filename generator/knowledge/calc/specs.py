@@ -149,6 +149,7 @@ class DeviceSpec:
     tdp_w: float | None = None  # board power (TDP/TBP) as the vendor states it
     hourly_usd: float | None = None  # the entry's on-demand price per device-hour at one named cloud
     hourly_note: str | None = None  # which cloud, instance and region, and when the price was read
+    hourly_checked: str | None = None  # the day the price was read (YYYY-MM-DD): its age
     gpu_default_gb: float | None = None  # unified memory: what the GPU may use by default (macOS)
     max_devices: int = 8  # how many a model may be split over in a usual setup (SPLIT_LIMIT)
     platform: str | None = None  # what its software stack is (VENDOR_PLATFORM): which formats it runs
@@ -246,7 +247,7 @@ def device_spec(e: Entry) -> DeviceSpec:
     price = s.get("cloud_hourly_usd") or {}
     note = "; ".join(x for x in ((price.get("note") or "").rstrip(". ") or None, f"read {price['checked']}" if price.get("checked") else None) if x) or None
     return DeviceSpec(id=e.id, title=e.title, memory_gb=v("memory_gb"), bandwidth_gbs=v("bandwidth_gbs"), tflops=tflops,
-                      tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note,
+                      tdp_w=v("tdp_w"), hourly_usd=v("cloud_hourly_usd"), hourly_note=note, hourly_checked=price.get("checked"),
                       gpu_default_gb=v("gpu_memory_default_gb"), max_devices=SPLIT_LIMIT.get(e.get("class"), 8),
                       platform=VENDOR_PLATFORM.get(e.get("vendor") or ""))
 
