@@ -348,3 +348,45 @@ def test_the_answer_comes_first_with_the_cheapest_device_and_the_price_that_woul
                 assert abs(r["flip_usd_per_hour"] / (r["tokens_per_s"] * 3600) * 1e6 - above["usd_per_m"]) < 0.01 * above["usd_per_m"]
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.close()
+
+
+def test_a_price_of_your_own_for_one_device_changes_that_device_alone(site, browser):
+    """Issue 47 item 4: a reader prices one device (an MI300X at $1.99 an hour) without
+    touching the others; the page's cost ranking then equals atlas fit --price DEVICE=USD,
+    says "your price" for that device only, and the address keeps it."""
+    import json
+    import subprocess
+    import sys
+
+    from conftest import serve
+
+    fit = json.loads(subprocess.run([str(Path(sys.executable).parent / "atlas"), "fit", "llama-3-3-70b", "--format", "fp8", "--context", "4096",
+                                     "--concurrency", "32", "--where", "data-centre", "--price", "amd-instinct-mi300x=1.99", "--json"],
+                                    capture_output=True, text=True, cwd=REPO, check=True).stdout)
+    ranking = fit["cost_ranking"]
+    mi300x = next(r for r in ranking if r["key"] == "amd-instinct-mi300x")
+    assert mi300x["hourly_usd"] == 1.99 and mi300x["price_read"] is None
+    assert all(r["price_read"] for r in ranking if r["key"] != "amd-instinct-mi300x")  # the others keep their dated prices
+
+    def money(x):
+        return f"${x:,.3f}" if x < 1 else f"${x:,.2f}"
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 1366, "height": 900})
+        goto(page, base + "/calculator/?model=llama-3-3-70b&format=fp8&context=4096&n=32&where=data-centre")
+        before = page.locator("tr[data-device='nvidia-h200'] .atlas-calc__decode .atlas-calc__costline").inner_text()
+        page.locator("#calc-prices summary").click()
+        page.locator("#calc-prices input[data-device='amd-instinct-mi300x']").fill("1.99")
+        assert "prices=amd-instinct-mi300x%3A1.99" in page.url or "prices=amd-instinct-mi300x:1.99" in page.url
+        assert page.locator("tr[data-device='nvidia-h200'] .atlas-calc__decode .atlas-calc__costline").inner_text() == before
+        page.locator(".atlas-calc__rankbox summary").click()
+        items = page.locator("#calc-rank li")
+        assert items.evaluate_all("ls => ls.map(l => l.dataset.device)") == [r["key"] for r in ranking]
+        mine = page.locator("#calc-rank li[data-device='amd-instinct-mi300x']").inner_text()
+        assert money(mi300x["usd_per_m"]) + " per million" in mine and "your price" in mine
+        assert "your price" not in page.locator("#calc-rank li[data-device='nvidia-h200']").inner_text()
+        goto(page, page.url)  # the address keeps it
+        assert page.locator("#calc-prices input[data-device='amd-instinct-mi300x']").input_value() == "1.99"
+        page.locator("#calc-prices input[data-device='amd-instinct-mi300x']").fill("cheap")
+        assert "Your price for AMD Instinct MI300X" in page.locator(".atlas-calc__error").inner_text()
+        page.close()

@@ -550,8 +550,31 @@
       return el("input", { id: id, type: "text", inputmode: "decimal", value: q.get(key) || "", size: "7", placeholder: label });
     }
     var price = optional("calc-price", "e.g. 2.50", "price"), kwh = optional("calc-kwh", "e.g. 0.30", "kwh");
-    var costBox = el("div", { class: "atlas-calc__form atlas-calc__cost" }, [
-      field("Price per device-hour, USD (optional)", price), field("Electricity per kWh, USD (optional)", kwh)]);
+    // A price of the reader's own for one device (as atlas fit --price DEVICE=USD): one input per device listed,
+    // made once and kept, so typing into one never loses its focus when the table is drawn again.
+    var ownPrice = {};
+    (q.get("prices") || "").split(",").forEach(function (kv) { var i = kv.lastIndexOf(":"); if (i > 0) ownPrice[kv.slice(0, i)] = kv.slice(i + 1); });
+    var priceInputs = {}, priceListed = "";
+    var priceList = el("div", { class: "atlas-calc__form atlas-calc__pricelist" });
+    var pricesBox = el("details", { class: "atlas-calc__prices", id: "calc-prices" }, [
+      el("summary", { text: "A price of your own for one device" }),
+      el("p", { text: "USD per device-hour, for the devices listed below; it takes the place of the entry\u2019s cloud price and of the price for every device above." }), priceList]);
+    if (Object.keys(ownPrice).length) pricesBox.open = true;
+    function priceInput(d) {
+      if (!priceInputs[d.id]) {
+        var input = el("input", { type: "text", inputmode: "decimal", size: "7", "data-device": d.id, value: ownPrice[d.id] || "",
+                                  placeholder: d.hourly_usd ? String(d.hourly_usd) : "USD" });
+        input.addEventListener("input", update);
+        priceInputs[d.id] = field(d.title, input);
+      }
+      return priceInputs[d.id];
+    }
+    function listPrices(devices) {  // redrawn only when the devices listed change
+      var key = devices.map(function (d) { return d.id; }).join(" ");
+      if (key !== priceListed) { priceListed = key; priceList.replaceChildren.apply(priceList, devices.map(priceInput)); }
+    }
+    var costBox = el("div", {}, [el("div", { class: "atlas-calc__form atlas-calc__cost" }, [
+      field("Price per device-hour, USD (optional)", price), field("Electricity per kWh, USD (optional)", kwh)]), pricesBox]);
     var devMem = optional("calc-dev-mem", "GB", "dev_mem"), devBw = optional("calc-dev-bw", "GB/s", "dev_bw");
     var devTflops = optional("calc-dev-tflops", "TFLOPS", "dev_tflops"), devWatts = optional("calc-dev-watts", "W", "dev_w");
     var devUnified = el("input", { id: "calc-dev-unified", type: "checkbox" });
@@ -627,7 +650,7 @@
       if (ranked.length) {
         var top = ranked[0], what = s === 1 ? "one sequence" : "all " + s.toLocaleString("en") + " sequences";
         function age(x) {
-          return hourly !== null ? "your price" : x.r.d.hourly_checked ? "price read " + x.r.d.hourly_checked + ", " + daysSince(x.r.d.hourly_checked) + " days ago" : "price undated";
+          return x.r.own ? "your price" : x.r.d.hourly_checked ? "price read " + x.r.d.hourly_checked + ", " + daysSince(x.r.d.hourly_checked) + " days ago" : "price undated";
         }
         lines.push(el("p", {}, [el("strong", { text: "Cheapest per million output tokens: " }), document.createTextNode(top.r.d.title + (top.r.c.devices > 1 ? " (" + top.r.c.devices + " of them)" : "") + ", " + usdOf(top.m) + " for " + what +
           " (" + usdOf(top.p) + " an hour; speed: " + top.basis + "; " + age(top) + ")." )]));
@@ -734,10 +757,17 @@
         var only = format.value === "custom" ? null : runsOn[format.value], leftOut = 0;
         var runsHere = function (d) { var ok = !only || !d.platform || only.indexOf(d.platform) >= 0; if (!ok) leftOut++; return ok; };
         var rows0 = (mine ? [mine] : []).concat(data.devices.filter(function (d) { return (!where.value || d.segment === where.value) && runsHere(d); }).sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
+        listPrices(rows0.filter(function (d) { return d.id !== "custom"; }));
+        var perDevice = {};
+        Object.keys(priceInputs).forEach(function (id) {
+          var input = priceInputs[id].querySelector("input");
+          if (input.value.trim() !== "") perDevice[id] = number(input.value, "Your price for " + priceInputs[id].querySelector("span").textContent, [0.001, 10000]);
+        });
         var rows = rows0.map(function (d) {
             var n = Math.min(nOwned, d.max_devices || 8);  // a Mac or a laptop is one machine
             var e = estimate(m, d, prec, t, s, kb, data.overhead, host, n);
-            return { d: d, e: e, c: cost(e, s === 1 ? e : estimate(m, d, prec, t, 1, kb, data.overhead, host, n), d, hourly, perKwh) };
+            var mineP = d.id in perDevice ? perDevice[d.id] : hourly;
+            return { d: d, e: e, own: mineP !== null, c: cost(e, s === 1 ? e : estimate(m, d, prec, t, 1, kb, data.overhead, host, n), d, mineP, perKwh) };
           });
         // The bars under each decode figure share one scale: the fastest ceiling in the table.
         var top = Math.max.apply(null, rows.map(function (r) { return r.e.decode_tps || r.e.split_decode_tps || 0; }));
@@ -857,7 +887,7 @@
           if (c.input_usd_per_m !== null) inCost.push(usd(c.input_usd_per_m) + " per million prompt tokens");
           if (c.input_tokens_per_joule !== null) inCost.push(perJ(c.input_tokens_per_joule) + " tok/J");
           if (inCost.length) prefillCell.appendChild(el("span", { class: "atlas-calc__costline", text: inCost.join(" \u00b7 ") }));
-          if (hourly === null && d.hourly_usd && c.hourly_usd !== null) {
+          if (!r.own && d.hourly_usd && c.hourly_usd !== null) {
             note(d.title + ": priced at $" + d.hourly_usd + " a device-hour" + (d.hourly_note ? " (" + d.hourly_note + ")" : "") + ".");
             pricedHere = true;
           }
@@ -894,6 +924,8 @@
         if (engineSel.value) url.searchParams.set("engine", engineSel.value); else url.searchParams.delete("engine");
         if (runOn.value) url.searchParams.set("run_on", runOn.value); else url.searchParams.delete("run_on");
         url.searchParams.set("run_with", runWith.value);
+        var typed = Object.keys(perDevice).map(function (id) { return id + ":" + perDevice[id]; }).join(",");
+        if (typed) url.searchParams.set("prices", typed); else url.searchParams.delete("prices");
         [["price", hourly], ["kwh", perKwh], ["dev_mem", mem], ["dev_bw", bw], ["dev_tflops", tf], ["dev_w", w]].forEach(function (kv) {
           if (kv[1] === null) url.searchParams.delete(kv[0]); else url.searchParams.set(kv[0], kv[1]);
         });

@@ -13,10 +13,14 @@
     return raw ? raw.split(",").filter(Boolean) : [];
   }
 
-  function writeAnswers(answers, push) {
+  function readModel() { return new URLSearchParams(location.search).get("model") || ""; }
+
+  function writeAnswers(answers, push, model) {
     var url = new URL(location.href);
+    if (model === undefined) model = readModel();
     // Built by hand so the commas stay readable in a shared link (?answers=a,b,c).
-    url.search = answers.length ? "?answers=" + answers.map(encodeURIComponent).join(",") : "";
+    var parts = (model ? ["model=" + encodeURIComponent(model)] : []).concat(answers.length ? ["answers=" + answers.map(encodeURIComponent).join(",")] : []);
+    url.search = parts.length ? "?" + parts.join("&") : "";
     url.hash = "walk";
     history[push ? "pushState" : "replaceState"]({ atlasAnswers: answers }, "", url.href);
   }
@@ -36,6 +40,49 @@
     }
     return { steps: steps, leaf: null, qid: qid, stale: null };
   }
+
+  /* knowledge.loads: the worst of the released format's cell and the platform's, the best over
+   * the platforms the path allows; guides.for_model: what an answer keeps, drops and adds. */
+  var RANK = { yes: 0, plugin: 1, partial: 1, unknown: 2, no: 3 };
+  function rankOf(x) { return x in RANK ? RANK[x] : 2; }
+  function cellOf(group, key) {
+    var c = key ? group[key] : null;
+    if (!c) return ["unknown", ""];
+    return [c[0] === "plugin" ? "partial" : (c[0] || "unknown"), c[1] || ""];
+  }
+  function verdict(L, engine, model, platforms) {
+    var e = L.engines[engine], m = L.models[model], parts = [];
+    var plats = platforms.filter(function (p) { return L.platform_cells[p]; }).map(function (p) {
+      var c = cellOf(e.backends, L.platform_cells[p]); return [L.platform_names[p] || p, c[0], c[1]];
+    });
+    if (plats.length) {
+      var best = plats.reduce(function (a, b) { return rankOf(b[1]) < rankOf(a[1]) ? b : a; });
+      parts.push([best[1], "on " + best[0] + (best[2] ? ": " + best[2] : "")]);
+    }
+    if (m.cell) parts.push(cellOf(e.formats, m.cell));
+    if (!parts.length) return { status: "unknown", why: "" };
+    var worst = parts.reduce(function (a, b) { return rankOf(b[0]) > rankOf(a[0]) ? b : a; });
+    return { status: worst[0], why: parts.filter(function (p) { return p[0] !== "yes" && p[1]; }).map(function (p) { return p[1]; }).join("; ") };
+  }
+  function engineIds(guide) { return guide.loads.order; }  // every engine the guide names, in the order they first appear (guides.guide_engines)
+  function forModel(guide, steps, leaf, model) {
+    var L = guide.loads, plats = [];
+    steps.forEach(function (s) { if (s.opt.platforms) plats = s.opt.platforms; });
+    var named = leaf.recommend.map(function (r) { return r.id; }), out = { platforms: plats, keep: [], caveats: {}, dropped: {}, also: [] };
+    named.forEach(function (id) {
+      if (!L.engines[id]) { out.keep.push(id); return; }
+      var v = verdict(L, id, model, plats);
+      if (v.status === "no") { out.dropped[id] = v.why; return; }
+      out.keep.push(id);
+      if (v.status !== "yes") out.caveats[id] = v.status + (v.why ? ": " + v.why : "");
+    });
+    engineIds(guide).forEach(function (id) { if (named.indexOf(id) < 0 && verdict(L, id, model, plats).status === "yes") out.also.push(id); });
+    // those that load it as released first, those with a caveat after, each group in the guide's order
+    out.keep = out.keep.filter(function (id) { return !out.caveats[id]; }).concat(out.keep.filter(function (id) { return out.caveats[id]; }));
+    return out;
+  }
+  // for the test that holds every answer of every guide, for every model, to the engines' cells
+  window.Atlas.guideForModel = function (guide, answers, model) { var st = follow(guide, answers); return forModel(guide, st.steps, st.leaf, model); };
 
   function citeList(guide, ids) {
     if (!ids || !ids.length) return null;
@@ -58,10 +105,27 @@
     return el("div", { class: "admonition tip" }, [el("p", { class: "admonition-title", text: title }), list]);
   }
 
+  function modelPicker(guide, model, onPick) {  // the guide's first question, optional: the reader's model
+    var L = guide.loads, sel = el("select", { id: "guide-model" }, [el("option", { value: "", text: "Any model (not asked)" })]);
+    Object.keys(L.models).forEach(function (id) {
+      var m = L.models[id];
+      sel.appendChild(el("option", { value: id, text: m.title + (m.format ? " (released as " + m.format + ")" : "") }));
+    });
+    sel.value = L.models[model] ? model : "";
+    sel.addEventListener("change", function () { onPick(sel.value); });
+    return el("p", { class: "atlas-guide__model" }, [el("label", { for: "guide-model", text: "Which model will you run? " }), sel,
+      el("span", { class: "atlas-guide__model-help", text: " Optional: with it, each answer keeps only the engines that load the model\u2019s released weights on your hardware." })]);
+  }
+
   function render(root, guide, answers) {
     var state = follow(guide, answers);
     var valid = state.steps.map(function (s) { return s.opt.id; });
+    var model = guide.loads && guide.loads.models[readModel()] ? readModel() : "";
     root.replaceChildren();
+    if (guide.loads) root.appendChild(modelPicker(guide, model, function (picked) {
+      writeAnswers(valid, true, picked);
+      render(root, guide, valid);
+    }));
     if (state.stale) {
       // A shared link whose answers no longer exist (an option renamed or removed, a typo):
       // say where the walk stopped instead of silently showing something else.
@@ -73,16 +137,47 @@
     if (state.leaf) {
       heading = el("h3", { class: "atlas-guide__title", tabindex: "-1", text: "Our answer" });
       var recs = el("div", { class: "atlas-guide__answer" });
-      state.leaf.recommend.forEach(function (r) {
-        recs.appendChild(el("div", { class: "atlas-guide__rec" }, [
+      var fm = model ? forModel(guide, state.steps, state.leaf, model) : null, L = guide.loads;
+      var mt = model ? L.models[model] : null;
+      function calcLink(id) {  // the calculator pre-filled with the model, and its Run it panel set to the engine
+        var run = L.runs[id];
+        return el("a", { href: guide.calculator + "?model=" + encodeURIComponent(model) + (run ? "&run_with=" + encodeURIComponent(run) + "#run-it" : ""),
+          class: "atlas-guide__launch", text: run ? "Size it and get the command" : "Size it in the calculator" });
+      }
+      if (fm) {
+        var where = fm.platforms.length ? fm.platforms.map(function (p) { return L.platform_names[p] || p; }).join(" or ") : "any hardware";
+        recs.appendChild(el("p", { class: "atlas-guide__formodel", text: "For " + mt.title + (mt.format ? ", released as " + mt.format : ", whose released format is not on record") +
+          ", on " + where + ": " + (!fm.keep.length ? "none of the engines this answer names loads it; see below." :
+          "the engines below load it" + (Object.keys(fm.caveats).length ? ", the last " + (Object.keys(fm.caveats).length === 1 ? "one" : Object.keys(fm.caveats).length) + " only as noted." : mt.format ? " as released." : " on this hardware.")) }));
+      }
+      var shown = fm ? fm.keep.map(function (id) { return state.leaf.recommend.filter(function (r) { return r.id === id; })[0]; }) : state.leaf.recommend;
+      shown.forEach(function (r) {
+        recs.appendChild(el("div", { class: "atlas-guide__rec", "data-entry": r.id }, [
           el("p", {}, [el("a", { href: r.href, class: "atlas-guide__rec-title", text: r.title }),
                        r.setting ? el("strong", { class: "atlas-guide__setting", text: " " + r.setting }) : null,
                        r.when ? el("span", { class: "atlas-guide__when", text: " \u2014 " + r.when }) : null,
                        r.status ? el("strong", { class: "atlas-guide__status", text: " (" + r.status + ")" }) : null]),
           el("p", { text: r.why }),
+          fm && fm.caveats[r.id] ? el("p", { class: "atlas-guide__caveat", text: "With " + mt.title + ": " + fm.caveats[r.id] + "." }) : null,
+          fm && L.engines[r.id] ? el("p", {}, [calcLink(r.id)]) : null,
           citeList(guide, r.sources)
         ]));
       });
+      if (fm && Object.keys(fm.dropped).length) {
+        recs.appendChild(el("div", { class: "atlas-guide__dropped" }, [el("p", { text: "Not for " + mt.title + " here:" }),
+          el("ul", {}, Object.keys(fm.dropped).map(function (id) {
+            return el("li", { "data-entry": id }, [el("a", { href: L.engines[id].href, text: L.engines[id].title }),
+              document.createTextNode(" does not load " + (mt.format || "it") + " on this hardware" + (fm.dropped[id] ? " (" + fm.dropped[id] + ")" : "") + ".")]);
+          }))]));
+      }
+      if (fm && fm.also.length) {
+        recs.appendChild(el("p", { class: "atlas-guide__also" }, [document.createTextNode("Other engines in this guide that load " + mt.title + (mt.format ? " as released" : "") + " there: ")].concat(
+          fm.also.reduce(function (acc, id, i) {
+            if (i) acc.push(document.createTextNode(", "));
+            acc.push(el("a", { href: L.engines[id].href, "data-entry": id, text: L.engines[id].title }));
+            return acc;
+          }, []), [document.createTextNode(".")])));
+      }
       if (state.leaf.calculator) {
         recs.appendChild(el("p", { class: "atlas-guide__calc" }, [
           el("a", { href: guide.calculator + state.leaf.calculator, class: "md-button", text: "Check fit and speed in the calculator" })]));

@@ -183,6 +183,7 @@ def cmd_graph_path(args) -> int:
 
 def cmd_recommend(args) -> int:
     from generator.knowledge.guides import GuideError, option, walk
+    from generator.knowledge.launch import released_label
 
     atlas = _load(args)
     guides = {e.id: e for e in atlas.of_kind("guide")}
@@ -195,6 +196,13 @@ def cmd_recommend(args) -> int:
             names = [g for g in sugg if any(x.title == g for x in guides.values())]
             print(f"no guide '{args.guide}'" + (f" — did you mean {', '.join(repr(n) for n in names)}?" if names else "")
                   + f"; guides: {', '.join(guides)}", file=sys.stderr)
+            return EXIT_BAD_INPUT
+    model = None
+    if args.model:
+        model, sugg = lookup(atlas, args.model)
+        if model is None or model.kind != "model":
+            print(f"no model '{args.model}'" + (f" — did you mean {', '.join(repr(n) for n in sugg[:3])}?" if sugg else "")
+                  + "; atlas list model names them", file=sys.stderr)
             return EXIT_BAD_INPUT
     answers: dict[str, str] = {}
     for a in args.answer or []:
@@ -243,6 +251,13 @@ def cmd_recommend(args) -> int:
     recs = [{"id": r["entry"], "title": atlas.entries[r["entry"]].title, "url": atlas.entries[r["entry"]].url,
              "setting": r.get("setting", ""), "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"])}
             for r in leaf["recommend"]]
+    fm = None
+    if model is not None:  # the engines that cannot load its released weights there are left out, and said
+        from generator.knowledge.guides import for_model
+
+        fm = for_model(atlas, guide, state.steps, leaf, model)
+        by = {r["id"]: r for r in recs}
+        recs = [dict(by[i], caveat=fm.caveats.get(i, "")) for i in fm.keep]
     # What the page shows at this answer too: who disagrees, and what else to weigh (the
     # last question's advice, then the answer's own).
     disputes = [{"claim": d["claim"], "verdict": d.get("verdict", ""),
@@ -250,17 +265,21 @@ def cmd_recommend(args) -> int:
                 for d in leaf.get("disputes", ())]
     last_q = qs[state.steps[-1].question] if state.steps else {}
     advice = [{"text": a["text"], "sources": list(a["sources"])} for a in [*last_q.get("advice", ()), *leaf.get("advice", ())]]
-    share = f"{guide.url}?answers={','.join(s.option for s in state.steps)}#walk"
+    share = f"{guide.url}?{'model=' + model.id + '&' if model is not None else ''}answers={','.join(s.option for s in state.steps)}#walk"
     calc = dict(leaf["calculator"]) if leaf.get("calculator") else None
     if args.json:
         _print_json({"guide": guide.id, "path": path, "recommend": recs, "note": leaf.get("note", ""),
-                     "disputes": disputes, "advice": advice, "url": share, "calculator": calc})
+                     "disputes": disputes, "advice": advice, "url": share, "calculator": calc,
+                     "model": None if fm is None else {"id": model.id, "released": released_label(model), "platforms": list(fm.platforms),
+                                                       "cannot": [{"id": i, "why": w} for i, w in fm.dropped.items()], "also": list(fm.also)}})
         return EXIT_OK
     titles = lambda ids: "; ".join(atlas.sources[s].title for s in ids)  # noqa: E731
-    print(f"\n{guide.title}: our answer")
+    print(f"\n{guide.title}: our answer" + (f" for {model.title}" + (f", released as {released_label(model).upper()}" if released_label(model) else "") if fm else ""))
     for r in recs:
         print(f"  -> {r['title']}" + (f", {r['setting']}" if r["setting"] else "") + (f"  ({r['when']})" if r["when"] else ""))
         print(f"     {r['why']}")
+        if r.get("caveat"):
+            print(f"     with {model.title}: {r['caveat']}")
         print(f"     sources: {titles(r['sources'])}")
     if leaf.get("note"):
         print(f"\n  Sources disagree: {leaf['note']}")
@@ -276,6 +295,11 @@ def cmd_recommend(args) -> int:
         c = leaf["calculator"]
         args_ = " ".join([c["model"]] + [f"--{k} {c[k]}" for k in ("bits", "context", "concurrency") if k in c])
         print(f"\nFit and speed decide: run  atlas fit {args_}")
+    if fm is not None:
+        for i, w in fm.dropped.items():
+            print(f"\n  Not for {model.title} here: {atlas.entries[i].title} does not load it" + (f" ({w})" if w else ""))
+        if fm.also:
+            print(f"\n  Other engines in this guide that load it there: {', '.join(atlas.entries[i].title for i in fm.also)}")
     print("\nWhy this answer:")
     for step in path:
         print(f"  {step['text']} {step['label']}")
@@ -405,6 +429,7 @@ def parser() -> argparse.ArgumentParser:
     s = sub.add_parser("recommend", help="walk a decision guide: asks its questions, or takes --answer")
     s.add_argument("guide", help="guide id, e.g. choose-an-engine")
     s.add_argument("--answer", action="append", metavar="QUESTION=OPTION", help="answer a question (repeatable)")
+    s.add_argument("--model", help="the model you will run: keep only engines that load its released weights on your hardware")
     s.add_argument("--json", action="store_true")
     s.set_defaults(func=cmd_recommend)
 

@@ -126,6 +126,63 @@ def engine_status(e: Entry) -> str:
     return STATUS_SAYS[status] + (f" (last release {as_of['version']})" if as_of.get("version") else "")
 
 
+def platforms_on(guide: Entry, steps: tuple[Step, ...]) -> list[str]:
+    """The hardware the path puts the reader on: the `platforms` of its last option that has them."""
+    out: list[str] = []
+    for s in steps:
+        out = list(option(guide, s.question, s.option).get("platforms") or out)
+    return out
+
+
+def guide_engines(atlas: Atlas, guide: Entry) -> list[str]:
+    """Every engine the guide recommends somewhere, in the order they first appear."""
+    seen: dict[str, None] = {}
+    for q in questions(guide).values():
+        for o in q["options"]:
+            for r in o.get("recommend") or ():
+                e = atlas.entries.get(r["entry"])
+                if e is not None and e.kind == "engine":
+                    seen.setdefault(e.id, None)
+    return list(seen)
+
+
+@dataclass(frozen=True)
+class ForModel:
+    """An answer once the guide knows the reader's model: the engines it names that load the
+    model's released weights there (some with a caveat), those that cannot, and the guide's
+    other engines that load it as released on the same hardware."""
+
+    platforms: tuple[str, ...]
+    keep: tuple[str, ...]
+    caveats: Mapping[str, str]
+    dropped: Mapping[str, str]
+    also: tuple[str, ...]
+
+
+def for_model(atlas: Atlas, guide: Entry, steps: tuple[Step, ...], leaf: Mapping[str, Any], model: Entry) -> ForModel:
+    from generator.knowledge.loads import loads
+
+    plats = platforms_on(guide, steps)
+    named = [r["entry"] for r in leaf["recommend"]]
+    keep, caveats, dropped = [], {}, {}
+    for eid in named:
+        e = atlas.entries[eid]
+        if e.kind != "engine":
+            keep.append(eid)
+            continue
+        v = loads(atlas, e, model, plats)
+        if v.status == "no":
+            dropped[eid] = v.why
+            continue
+        keep.append(eid)
+        if v.status != "yes":
+            caveats[eid] = v.status + (f": {v.why}" if v.why else "")
+    also = tuple(eid for eid in guide_engines(atlas, guide)
+                 if eid not in named and loads(atlas, atlas.entries[eid], model, plats).status == "yes")
+    keep.sort(key=lambda eid: eid in caveats)  # as released first, then those with a caveat (a stable sort keeps the guide's order)
+    return ForModel(tuple(plats), tuple(keep), caveats, dropped, also)
+
+
 def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "") -> dict:
     """Everything the walk-through needs, with links made relative by `page_href(id)`."""
     used: set[str] = set(guide.sources)
@@ -140,6 +197,8 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
                 item["next"] = o["next"]
             if o.get("note"):
                 item["note"] = o["note"]
+            if o.get("platforms"):
+                item["platforms"] = list(o["platforms"])
             if o.get("disputes"):
                 item["disputes"] = _disputes(o["disputes"], used)
             if o.get("advice"):
@@ -162,5 +221,16 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
             qs[qid]["advice"] = _advice(q["advice"], used)
     sources = {sid: {"title": atlas.sources[sid].title, "url": atlas.sources[sid].url or "",
                      "publisher": atlas.sources[sid].publisher} for sid in sorted(used)}
+    from generator.knowledge.launch import OFFERED, SERVED_BY
+    from generator.knowledge.loads import page_data
+
+    engines = guide_engines(atlas, guide)
+    knows = page_data(atlas, engines) if engines else None  # a guide that names engines can take the reader's model
+    if knows:
+        for eid in engines:
+            knows["engines"][eid]["href"] = page_href(eid)
+        # the calculator's Run it panel writes commands for these (llama-server through llama.cpp's entry)
+        knows["order"] = engines  # the page's JSON has its keys sorted: the guide's order, said once
+        knows["runs"] = {eid: eid for eid in OFFERED} | {server: eid for eid, server in SERVED_BY.items() if eid in OFFERED}
     return {"id": guide.id, "title": guide.title, "start": guide.get("start"), "questions": qs, "sources": sources,
-            "calculator": calculator_href}
+            "calculator": calculator_href, "loads": knows}
