@@ -138,3 +138,45 @@ def test_a_reader_picks_a_model_and_gets_to_the_command(site, browser, width):
         assert page.locator("#calc-run-with").input_value() == "llama-cpp"
         assert "llama-server" in page.locator(".atlas-calc__command").inner_text()
         page.close()
+
+
+def test_a_hardware_guide_starts_from_the_model_and_says_what_runs_it_on_each_device(site, browser, atlas):
+    """The hardware guide answers "how big is the model" from the model picked (each size
+    option describes models by total parameters and mixture of experts, and at most one
+    describes any model); each device answer then names the engines that load the model's
+    released weights on that device's platform, as the engines' cells say, and sizes it."""
+    from conftest import serve
+    from generator.knowledge.guides import model_matches, option_for_model
+    from generator.knowledge.loads import loads
+
+    g = atlas.entries["choose-hardware-for-a-model"]
+    sizes = g.get("questions")[g.get("start")]["options"]
+    for m in atlas.of_kind("model"):
+        hits = [o["id"] for o in sizes if o.get("models") and model_matches(o["models"], m)]
+        assert len(hits) <= 1, (m.id, hits)
+    assert option_for_model(g, "size", atlas.entries["gpt-oss-120b"]) == "moe"
+    assert option_for_model(g, "size", atlas.entries["llama-3-70b"]) == "large"
+    spark = atlas.entries["nvidia-dgx-spark"]
+    expect = [e for e in ("vllm", "sglang", "llama-cpp", "ollama", "mlx-lm", "tensorrt-llm", "exllamav3")
+              if loads(atlas, atlas.entries[e], atlas.entries["gpt-oss-120b"], ["cuda"]).status == "yes"]
+    assert "vllm" in expect and "llama-cpp" in expect
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": 390, "height": 900})
+        goto(page, base + "/guides/choose-hardware-for-a-model/")
+        models = [m.id for m in atlas.of_kind("model")]
+        got = page.evaluate("""(models) => { const g = JSON.parse(document.getElementById('atlas-guide').dataset.guide);
+            return models.map(m => window.Atlas.guideOptionFor(g, g.start, m)); }""", models)
+        assert got == [option_for_model(g, "size", atlas.entries[m]) for m in models]
+        page.select_option("#guide-model", "gpt-oss-120b")
+        assert "answers=moe" in page.url and "model=gpt-oss-120b" in page.url
+        page.locator("button[data-option='me']").click()
+        line = page.locator(".atlas-guide__rec", has=page.locator(f"a[href$='{spark.url.strip('/')}/']")).locator(".atlas-guide__ondevice")
+        text = line.inner_text()
+        titles = [atlas.entries[e].title for e in expect]
+        assert text.startswith("Loads gpt-oss-120b as released on it: " + ", ".join(titles) + ".")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        line.locator("a").click()
+        page.wait_for_load_state("load")
+        page.wait_for_load_state("networkidle")
+        assert page.locator("#calc-model").input_value() == "gpt-oss-120b" and page.locator("#calc-run-on").input_value() == "nvidia-dgx-spark"
+        page.close()

@@ -81,6 +81,24 @@
     out.keep = out.keep.filter(function (id) { return !out.caveats[id]; }).concat(out.keep.filter(function (id) { return out.caveats[id]; }));
     return out;
   }
+  function matches(rule, m) {  // guides.model_matches: total parameters in [from, to), and a mixture of experts where the rule says
+    return m.params_b !== null && m.params_b !== undefined && rule.params_b[0] <= m.params_b && m.params_b < rule.params_b[1] &&
+      (rule.moe === undefined || rule.moe === m.moe);
+  }
+  function optionFor(guide, qid, model) {
+    var L = guide.loads, hit = guide.questions[qid].options.filter(function (o) { return o.models && matches(o.models, L.models[model]); })[0];
+    return hit ? hit.id : null;
+  }
+  function onDevice(L, model, platform) {  // the engines the calculator writes commands for, by how they load the model there
+    var out = { yes: [], caveat: [] };
+    L.on_devices.forEach(function (id) {
+      var v = verdict(L, id, model, [platform]);
+      if (v.status === "yes") out.yes.push(id); else if (v.status === "partial") out.caveat.push(id);
+    });
+    return out;
+  }
+  window.Atlas.guideOptionFor = function (guide, qid, model) { return optionFor(guide, qid, model); };
+  window.Atlas.guideOnDevice = function (guide, model, platform) { return onDevice(guide.loads, model, platform); };
   // for the test that holds every answer of every guide, for every model, to the engines' cells
   window.Atlas.guideForModel = function (guide, answers, model) { var st = follow(guide, answers); return forModel(guide, st.steps, st.leaf, model); };
 
@@ -123,8 +141,10 @@
     var model = guide.loads && guide.loads.models[readModel()] ? readModel() : "";
     root.replaceChildren();
     if (guide.loads) root.appendChild(modelPicker(guide, model, function (picked) {
-      writeAnswers(valid, true, picked);
-      render(root, guide, valid);
+      // at the start, a question that describes models is answered from the one picked
+      var next = !valid.length && picked && optionFor(guide, guide.start, picked) ? [optionFor(guide, guide.start, picked)] : valid;
+      writeAnswers(next, true, picked);
+      render(root, guide, next).focus();
     }));
     if (state.stale) {
       // A shared link whose answers no longer exist (an option renamed or removed, a typo):
@@ -139,12 +159,24 @@
       var recs = el("div", { class: "atlas-guide__answer" });
       var fm = model ? forModel(guide, state.steps, state.leaf, model) : null, L = guide.loads;
       var mt = model ? L.models[model] : null;
+      function deviceLine(r) {  // a device answer: which engines load the model there, and the calculator on that device
+        var o = onDevice(L, model, r.platform), name = function (id) { return L.engines[id].title; };
+        var q = new URLSearchParams(state.leaf.calculator || "");
+        q.set("model", model); q.delete("bits"); q.set("run_on", r.id);
+        return el("p", { class: "atlas-guide__ondevice" }, [document.createTextNode(
+          (o.yes.length ? "Loads " + mt.title + (mt.format ? " as released" : "") + " on it: " + o.yes.map(name).join(", ") + "." : "None of the engines with a command here loads " + mt.title + " as released on it.") +
+          (o.caveat.length ? " With a caveat: " + o.caveat.map(name).join(", ") + "." : "") + " "),
+          el("a", { href: guide.calculator + "?" + q.toString() + "#run-it", class: "atlas-guide__launch", text: "Size " + mt.title + " on it" })]);
+      }
       function calcLink(id) {  // the calculator pre-filled with the model, and its Run it panel set to the engine
         var run = L.runs[id];
         return el("a", { href: guide.calculator + "?model=" + encodeURIComponent(model) + (run ? "&run_with=" + encodeURIComponent(run) + "#run-it" : ""),
           class: "atlas-guide__launch", text: run ? "Size it and get the command" : "Size it in the calculator" });
       }
-      if (fm) {
+      var engineRecs = fm && state.leaf.recommend.some(function (r) { return L.engines[r.id]; });
+      if (fm && !engineRecs) recs.appendChild(el("p", { class: "atlas-guide__formodel", text: "For " + mt.title + (mt.format ? ", released as " + mt.format : ", whose released format is not on record") +
+        ": under each answer, the engines that load it there and the calculator sized for it." }));
+      if (engineRecs) {
         var where = fm.platforms.length ? fm.platforms.map(function (p) { return L.platform_names[p] || p; }).join(" or ") : "any hardware";
         recs.appendChild(el("p", { class: "atlas-guide__formodel", text: "For " + mt.title + (mt.format ? ", released as " + mt.format : ", whose released format is not on record") +
           ", on " + where + ": " + (!fm.keep.length ? "none of the engines this answer names loads it; see below." :
@@ -160,6 +192,7 @@
           el("p", { text: r.why }),
           fm && fm.caveats[r.id] ? el("p", { class: "atlas-guide__caveat", text: "With " + mt.title + ": " + fm.caveats[r.id] + "." }) : null,
           fm && L.engines[r.id] ? el("p", {}, [calcLink(r.id)]) : null,
+          fm && r.platform ? deviceLine(r) : null,
           citeList(guide, r.sources)
         ]));
       });
@@ -180,7 +213,8 @@
       }
       if (state.leaf.calculator) {
         recs.appendChild(el("p", { class: "atlas-guide__calc" }, [
-          el("a", { href: guide.calculator + state.leaf.calculator, class: "md-button", text: "Check fit and speed in the calculator" })]));
+          el("a", { href: guide.calculator + (model ? "?" + (function () { var q = new URLSearchParams(state.leaf.calculator); q.set("model", model); q.delete("bits"); return q.toString(); })() : state.leaf.calculator),
+                    class: "md-button", text: model ? "Check " + mt.title + " in the calculator" : "Check fit and speed in the calculator" })]));
       }
       var why = el("ol", { class: "atlas-guide__path" });
       state.steps.forEach(function (s) {
@@ -228,7 +262,9 @@
       if (q.advice) root.appendChild(adviceBox(guide, "Weigh this while you answer", q.advice));
       var list = el("div", { class: "atlas-guide__options", role: "group", "aria-label": q.text });
       q.options.forEach(function (o) {
-        var b = el("button", { type: "button", class: "md-button atlas-guide__option", "data-option": o.id, text: o.label });
+        var hit = model && o.models && matches(o.models, guide.loads.models[model]);
+        var b = el("button", { type: "button", class: "md-button atlas-guide__option" + (hit ? " md-button--primary atlas-guide__option--model" : ""), "data-option": o.id,
+                               text: o.label + (hit ? " \u2014 " + guide.loads.models[model].title : "") });
         b.addEventListener("click", function () { go(valid.concat([o.id])); });
         list.appendChild(b);
       });

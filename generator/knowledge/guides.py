@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Mapping
 
 from generator.kb.model import Atlas, Entry
+from generator.knowledge.calc.specs import VENDOR_PLATFORM
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,21 @@ def platforms_on(guide: Entry, steps: tuple[Step, ...]) -> list[str]:
     return out
 
 
+def model_matches(rule: Mapping[str, Any], model: Entry) -> bool:
+    """Whether an option's `models` rule describes `model`: total parameters in [from, to)
+    billions and, where the rule says, a mixture of experts or not."""
+    specs = model.get("specs") or {}
+    total = (specs.get("params_total_b") or {}).get("value")
+    moe = bool((specs.get("experts_total") or {}).get("value"))
+    lo, hi = rule["params_b"]
+    return total is not None and lo <= total < hi and ("moe" not in rule or rule["moe"] == moe)
+
+
+def option_for_model(guide: Entry, qid: str, model: Entry) -> str | None:
+    """The option of question `qid` that describes the reader's model, if one does."""
+    return next((o["id"] for o in questions(guide)[qid]["options"] if o.get("models") and model_matches(o["models"], model)), None)
+
+
 def guide_engines(atlas: Atlas, guide: Entry) -> list[str]:
     """Every engine the guide recommends somewhere, in the order they first appear."""
     seen: dict[str, None] = {}
@@ -199,6 +215,8 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
                 item["note"] = o["note"]
             if o.get("platforms"):
                 item["platforms"] = list(o["platforms"])
+            if o.get("models"):
+                item["models"] = dict(o["models"])
             if o.get("disputes"):
                 item["disputes"] = _disputes(o["disputes"], used)
             if o.get("advice"):
@@ -215,6 +233,8 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
                     item["recommend"].append({"id": e.id, "title": e.title, "href": page_href(e.id), "short": e.short,
                                               "when": r.get("when", ""), "why": r["why"], "sources": list(r["sources"]),
                                               "setting": r.get("setting", ""), "status": engine_status(e)})
+                    if e.kind == "hardware" and VENDOR_PLATFORM.get(e.get("vendor") or ""):
+                        item["recommend"][-1]["platform"] = VENDOR_PLATFORM[e.get("vendor")]
             opts.append(item)
         qs[qid] = {"text": q["text"], "help": q.get("help", ""), "options": opts}
         if q.get("advice"):
@@ -225,10 +245,14 @@ def guide_data(atlas: Atlas, guide: Entry, page_href, calculator_href: str = "")
     from generator.knowledge.loads import page_data
 
     engines = guide_engines(atlas, guide)
-    knows = page_data(atlas, engines) if engines else None  # a guide that names engines can take the reader's model
+    devices = any(r.get("platform") for q in qs.values() for o in q["options"] for r in o.get("recommend") or ())
+    # a guide that names engines or devices can take the reader's model: the engines that load it on each device
+    on_devices = [eid for eid in OFFERED if eid in atlas.entries] if devices else []
+    knows = page_data(atlas, engines + [e for e in on_devices if e not in engines]) if engines or devices else None
     if knows:
-        for eid in engines:
+        for eid in knows["engines"]:
             knows["engines"][eid]["href"] = page_href(eid)
+        knows["on_devices"] = on_devices
         # the calculator's Run it panel writes commands for these (llama-server through llama.cpp's entry)
         knows["order"] = engines  # the page's JSON has its keys sorted: the guide's order, said once
         knows["runs"] = {eid: eid for eid in OFFERED} | {server: eid for eid, server in SERVED_BY.items() if eid in OFFERED}

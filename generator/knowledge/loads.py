@@ -69,8 +69,10 @@ def page_data(atlas: Atlas, engines: Iterable[str]) -> dict:
     models = {}
     for m in sorted((e for e in atlas.entries.values() if e.kind == "model"), key=lambda e: e.title.casefold()):
         label = released_label(m)
+        specs = m.get("specs") or {}
         models[m.id] = {"title": m.title, "format": label.upper() if label else None,
-                        "cell": format_cell(label.upper()) if label else None, "developer": m.get("developer") or ""}
+                        "cell": format_cell(label.upper()) if label else None,
+                        "params_b": (specs.get("params_total_b") or {}).get("value"), "moe": bool((specs.get("experts_total") or {}).get("value"))}
     cells = {}
     for eid in sorted(set(engines)):
         e = atlas.entries.get(eid)
