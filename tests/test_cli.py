@@ -217,3 +217,10 @@ def test_fit_lists_devices_by_group_and_filters_one_group():
     assert text.index("  Data centre:") < text.index("  Consumer GPU:") < text.index("  Edge:")
     both = run([ATLAS, "fit", "qwen3-8b", "--where", "edge", "--device", "L4"], cwd=REPO)
     assert both.returncode == 2 and "--where" in both.stderr
+
+
+@pytest.mark.parametrize("name, bits", [("f16", 16), ("F32", 32), ("BF16", 16), ("Q8_0", 8.5)])
+def test_fit_takes_llama_cpp_s_own_type_names(name, bits):
+    """Issue 48: GGUF's type names (llama.cpp prints F16, BF16, F32, Q8_0) resolve as formats."""
+    got = json.loads(run([ATLAS, "fit", "llama-3-1-8b", "--format", name, "--device", "RTX 4090", "--json"], cwd=REPO).stdout)
+    assert got["devices"][0]["bits"] == pytest.approx(bits, abs=0.01)

@@ -127,3 +127,16 @@ def test_a_warning_on_a_page_rendered_by_a_worker_still_fails_the_strict_build(t
         assert result.stderr.count("Doc file 'glossary/term-0.md' contains a link 'nowhere.md', but the target "
                                    "'glossary/nowhere.md' is not found") == 1  # reported, and once
         assert "Aborted with 1 warnings in strict mode" in result.stdout + result.stderr
+
+
+def test_the_home_page_has_a_title_of_its_own_and_other_pages_name_the_site_once(site):
+    """Issue 48: the tab, bookmarks and search results read the home page's own title, not
+    "Inference Atlas - Inference Atlas"; an entry page says its name, then the site's."""
+    import re
+
+    def title(path):
+        return re.search(r"<title>([^<]*)</title>", (site / path).read_text(encoding="utf-8")).group(1).strip()
+
+    home = title("index.html")
+    assert home.startswith("Inference Atlas:") and home.count("Inference Atlas") == 1
+    assert title("calculator/index.html") == "Memory and speed calculator - Inference Atlas"
