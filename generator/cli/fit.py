@@ -249,7 +249,7 @@ def cmd_fit(args) -> int:
         print()
         print("\n".join(dict.fromkeys(notes)))
     _print_costs(rows, costs, args, measured if comparable else {})
-    _print_ranking(ranking, {d.id: d for d, _ in rows}, prices, args)
+    _print_ranking(ranking, d_by, prices, args)
     if engine and len(rows) == 1:
         cmd = commands[rows[0][0].id]
         print(f"\n  Run it with {_plain(atlas.entries[engine].title)}:")
