@@ -66,7 +66,7 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
 
     with serve(site) as base:
         page = browser.new_page(viewport={"width": 390, "height": 844})
-        goto(page, base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1")
+        goto(page, base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1&rows=all")
         row = page.locator("tr[data-device='nvidia-rtx-4090']")
         assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 2"
         # and draws two boards' 450 W: 45.3 / 900 W = 0.05 tokens per joule
@@ -105,7 +105,7 @@ def test_decode_bars_chart_the_readers_choice_on_one_scale(site, browser, width)
 
     with serve(site) as base:
         page = browser.new_page(viewport={"width": width, "height": 900})
-        goto(page, base + "/calculator/?model=llama-3-1-8b&format=bf16&context=2048&n=1")
+        goto(page, base + "/calculator/?model=llama-3-1-8b&format=bf16&context=2048&n=1&rows=all")
         bars = page.evaluate("""() => Array.from(document.querySelectorAll('.atlas-calc__table tbody tr')).map(tr => {
             const cell = tr.querySelector('.atlas-calc__decode'), track = cell.querySelector('.atlas-calc__bar');
             const fill = track && track.querySelector('.atlas-calc__fill'), tick = track && track.querySelector('.atlas-calc__tick');
@@ -191,13 +191,13 @@ def test_cost_and_energy_match_the_python_calculator_and_stay_in_the_url(served)
 
     c = cost(both, d, single=one)
     line = row.locator(".atlas-calc__decode .atlas-calc__costline").inner_text()
-    assert line == (f"{money(c.output_usd_per_m)} per million tokens served alone, {money(c.batch_output_usd_per_m)} with all 2"
+    assert line == (f"{money(c.output_usd_per_m)}/M alone, {money(c.batch_output_usd_per_m)}/M with all 2"
                     f" · {c.tokens_per_joule:,.2f} tok/J alone, {c.batch_tokens_per_joule:,.2f} with all")
     assert "Priced at $0.69 a device-hour (Cloud Q, one-card instance" in row.locator(".atlas-calc__why").text_content()
     page.fill("#calc-price", "2")
     page.fill("#calc-kwh", "0.3")
     c = cost(both, d, hourly_usd=2, kwh_usd=0.3, single=one)
-    assert row.locator(".atlas-calc__decode .atlas-calc__costline").inner_text().startswith(f"{money(c.output_usd_per_m)} per million tokens")
+    assert row.locator(".atlas-calc__decode .atlas-calc__costline").inner_text().startswith(f"{money(c.output_usd_per_m)}/M alone")
     assert "price=2" in page.url and "kwh=0.3" in page.url
     goto(page, page.url)
     assert page.locator("#calc-price").input_value() == "2"
@@ -287,14 +287,14 @@ def test_a_format_is_offered_only_on_devices_that_run_it(site, browser, width):
         rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
         assert "nvidia-rtx-4090" in rows and "amd-instinct-mi300x" in rows
         assert not [r for r in rows if r.startswith(("apple-", "intel-", "google-"))], rows
-        notes = page.locator(".atlas-calc__notes").inner_text()
-        assert "EXL2 runs on NVIDIA (CUDA) and AMD (ROCm)" in notes and "devices that do not are left out" in notes
+        said = page.locator("#calc-verdict").inner_text()  # what the table leaves out is said with the answer
+        assert "EXL2 runs on NVIDIA (CUDA) and AMD (ROCm)" in said and "devices that do not are left out" in said
         page.select_option("#calc-format", "q4_k_m")
         rows = page.locator(".atlas-calc__table tbody tr").evaluate_all("rs => rs.map(r => r.dataset.device)")
-        assert "apple-m4-max" in rows and "left out" not in page.locator(".atlas-calc__notes").inner_text()
+        assert "apple-m4-max" in rows and "left out" not in page.locator("#calc-verdict").inner_text()
         # Devices without a figure are named in one note, not one note each (a phone scrolled
         # past dozens of identical lines).
-        items = page.locator(".atlas-calc__notes li").all_inner_texts()
+        items = page.locator(".atlas-calc__notes li").all_text_contents()  # behind one disclosure
         gaps = [i for i in items if i.startswith("No prefill ceiling for")]
         assert len(gaps) == 1 and "Apple M5 Max" in gaps[0] and "Apple M4 Max" not in gaps[0], items
         assert not [i for i in items if "so there is no prefill ceiling" in i]
@@ -377,7 +377,8 @@ def test_a_price_of_your_own_for_one_device_changes_that_device_alone(site, brow
         before = page.locator("tr[data-device='nvidia-h200'] .atlas-calc__decode .atlas-calc__costline").inner_text()
         page.locator("#calc-prices summary").click()
         page.locator("#calc-prices input[data-device='amd-instinct-mi300x']").fill("1.99")
-        assert "prices=amd-instinct-mi300x%3A1.99" in page.url or "prices=amd-instinct-mi300x:1.99" in page.url
+        href = page.evaluate("location.href")  # page.url follows history.replaceState a moment later
+        assert "prices=amd-instinct-mi300x%3A1.99" in href or "prices=amd-instinct-mi300x:1.99" in href
         assert page.locator("tr[data-device='nvidia-h200'] .atlas-calc__decode .atlas-calc__costline").inner_text() == before
         page.locator(".atlas-calc__rankbox summary").click()
         items = page.locator("#calc-rank li")
@@ -389,4 +390,40 @@ def test_a_price_of_your_own_for_one_device_changes_that_device_alone(site, brow
         assert page.locator("#calc-prices input[data-device='amd-instinct-mi300x']").input_value() == "1.99"
         page.locator("#calc-prices input[data-device='amd-instinct-mi300x']").fill("cheap")
         assert "Your price for AMD Instinct MI300X" in page.locator(".atlas-calc__error").inner_text()
+        page.close()
+
+
+@pytest.mark.parametrize("width", [1366, 390])
+def test_a_typical_answer_is_read_in_three_screens_and_the_rest_is_one_click_away(site, browser, width):
+    """Issue 47 item 5: Qwen3-30B-A3B for 50 users in the data-centre group. At 1366 px the page
+    is at most three 768 px screens: the answer above the table, the devices that hold it first
+    (the smallest first), eight rows, the shared notes and each flag's meaning behind one
+    disclosure each. One button shows every device, and the address keeps it."""
+    from conftest import serve
+
+    with serve(site) as base:
+        page = browser.new_page(viewport={"width": width, "height": 768 if width > 500 else 844})
+        goto(page, base + "/calculator/?model=qwen3-30b-a3b&n=50&where=data-centre")
+        if width == 1366:
+            assert page.evaluate("document.documentElement.scrollHeight") <= 3 * 768
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+        rows = page.locator(".atlas-calc__table tbody tr")
+        total, shown = rows.count(), page.locator(".atlas-calc__table tbody tr:visible")
+        assert total > 20 and shown.count() == 8
+        verdict = page.locator("#calc-verdict").bounding_box()
+        assert verdict["y"] < page.locator(".atlas-calc__table").bounding_box()["y"]
+        # the devices that hold it come first, smallest memory first; those that do not, after
+        fits = rows.evaluate_all("rs => rs.map(r => [r.querySelector('.atlas-calc__fits').textContent, parseFloat(r.querySelector('.atlas-calc__memory').textContent)])")
+        holding = [mem for text, mem in fits if text.startswith("yes")]
+        assert holding == sorted(holding) and fits[: len(holding)] == [f for f in fits if f[0].startswith("yes")]
+        more = page.locator("#calc-more")
+        assert more.inner_text() == f"Show all {total} devices ({total - 8} more)"
+        more.click()
+        assert shown.count() == total and "rows=all" in page.evaluate("location.href")
+        goto(page, page.evaluate("location.href"))
+        assert page.locator(".atlas-calc__table tbody tr:visible").count() == total
+        page.locator("#calc-more").click()
+        assert page.locator(".atlas-calc__table tbody tr:visible").count() == 8 and "rows=all" not in page.evaluate("location.href")
+        # the notes the rows share, behind one disclosure that says how many
+        assert page.locator("#calc-notes summary").inner_text().split()[0].isdigit()
         page.close()

@@ -219,7 +219,7 @@ def test_the_calculator_gives_the_same_expected_speed_as_python(atlas, base, bro
 
 def test_the_expected_line_is_readable_on_a_phone(base, browser):
     page = browser.new_page(viewport={"width": 390, "height": 844})
-    goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&where=consumer")
+    goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&where=consumer&rows=all")
     line = page.locator("tr[data-device='nvidia-rtx-4090'] .atlas-calc__expected")
     box = line.bounding_box()
     assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390

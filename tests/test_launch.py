@@ -70,6 +70,36 @@ def test_a_flag_or_value_the_release_does_not_accept_is_caught(atlas):
     assert any("no --max-model-length" in p for p in found) and any("int3" in p and "fp8" in p for p in found)
 
 
+def _answer(atlas, model, device, fmt_id, seqs=1):
+    m, d = atlas.entries[model], pick_device(atlas, device)
+    prec = precision_for(atlas, fmt_id, None)
+    e = estimate(model_spec(m), d, prec, 4096, seqs)
+    return Answer(atlas=atlas, model=m, device=d, fmt=prec.label, context=4096, sequences=seqs, kv_bits=16, devices=1, fit=e)
+
+
+def test_a_server_loads_the_weights_the_answer_was_sized_for(atlas):
+    """A command must not load the 16-bit release when the answer was sized for a 4-bit file:
+    vLLM and SGLang get the GGUF file and the tokenizer from the repository; a format the model
+    was not released in gets a placeholder and a note, not the released repository; FP8 on vLLM
+    is quantized as it loads; gpt-oss's own MXFP4 is its repository."""
+    repo = "Qwen/Qwen3-30B-A3B"
+    for engine, tok in (("vllm", "--tokenizer"), ("sglang", "--tokenizer-path")):
+        cmd = launch(atlas, engine, _answer(atlas, "qwen3-30b-a3b", "A100 40GB", "q4_k_m", seqs=8))
+        text = cmd.text()
+        assert "qwen3-30b-a3b-Q4_K_M.gguf" in text and f"{tok} " in text and problems(atlas, cmd) == []
+        given = {f.name: f.value for f in cmd.flags}
+        assert given[tok].startswith(repo) and all(not (v or "").startswith(repo) for k, v in given.items() if k != tok)
+        assert any("one GGUF file" in n for n in cmd.notes)
+    vllm_gguf = launch(atlas, "vllm", _answer(atlas, "qwen3-30b-a3b", "A100 40GB", "q4_k_m"))
+    assert any("plugin" in n for n in vllm_gguf.notes)  # vLLM's GGUF cell says plugin: said with the command
+    trt = launch(atlas, "tensorrt-llm", _answer(atlas, "llama-3-1-8b", "H100 SXM", "fp8"))
+    assert trt.model_arg.startswith("<FP8 checkpoint of ") and any("was not released in FP8" in n for n in trt.notes)
+    vllm_fp8 = launch(atlas, "vllm", _answer(atlas, "llama-3-1-8b", "H100 SXM", "fp8"))
+    assert not vllm_fp8.model_arg.startswith("<") and ("--quantization", "fp8") in [(f.name, f.value) for f in vllm_fp8.flags]
+    oss = launch(atlas, "vllm", _answer(atlas, "gpt-oss-120b", "H100 SXM", "mxfp4"))
+    assert oss.model_arg == "openai/gpt-oss-120b" and not oss.notes
+
+
 def test_engines_that_cannot_run_there_are_refused_with_the_reason(atlas):
     d = pick_device(atlas, "MI300X")
     m = atlas.entries["llama-3-1-8b"]
@@ -133,6 +163,8 @@ PANEL = [
     ("qwen3-30b-a3b", "bf16", 8192, 16, 1, "data-centre", 16, "amd-instinct-mi300x", "sglang"),
     ("llama-3-1-8b", "fp8", 4096, 16, 2, "data-centre", 8, "nvidia-h100-sxm", "tensorrt-llm"),
     ("llama-3-3-70b", "q4_k_m", 8192, 1, 1, "consumer", 16, "nvidia-rtx-4090", "llama-cpp"),  # offloads: some layers on the card
+    ("qwen3-30b-a3b", "q4_k_m", 4096, 50, 1, "data-centre", 16, "nvidia-a100-40gb", "vllm"),  # the GGUF file, not the BF16 repository
+    ("llama-3-1-8b", "fp8", 4096, 4, 1, "data-centre", 16, "nvidia-h100-sxm", "tensorrt-llm"),  # an FP8 checkpoint to put in
 ]
 
 
@@ -154,12 +186,12 @@ def test_the_calculators_run_it_panel_writes_the_same_command_as_python(atlas, b
             assert got.strip() == want.text().strip(), (model, engine, device)
             assert problems(atlas, want) == []
             # every flag is explained beside the command, and the notes are there
-            items = page.locator("#calc-run .atlas-calc__flags li").all_inner_texts()
+            items = page.locator("#calc-run .atlas-calc__flags li").all_text_contents()  # behind "what each flag does"
             assert [i.split(":")[0] for i in items] == [f.name if f.value is None else f"{f.name} {f.value}" for f in want.flags]
             text = page.locator("#calc-run").inner_text()
             assert all(n in text for n in want.notes) and want.release in text
         # an engine that cannot load the format says why, and no command is shown
-        goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&where=consumer&run_on=nvidia-rtx-4090&run_with=tensorrt-llm")
+        goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&where=consumer&run_on=nvidia-rtx-4090&run_with=tensorrt-llm&rows=all")
         assert page.locator("#calc-run pre").count() == 0
         assert "does not load" in page.locator("#calc-run .atlas-calc__runerror").inner_text()
         # a row's "run it" picks that device
@@ -173,6 +205,7 @@ def test_the_run_it_panel_fits_a_phone(base, browser):
     page = browser.new_page(viewport={"width": 390, "height": 844})
     try:
         goto(page, f"{base}/calculator/?model=llama-3-3-70b&format=fp8&context=8192&n=32&devices=4&where=data-centre&run_with=vllm")
+        page.locator("#calc-run .atlas-calc__flagsbox summary").click()  # what each flag does, opened
         for sel in ("#calc-run pre", "#calc-run-on", "#calc-run .atlas-calc__flags"):
             box = page.locator(sel).bounding_box()
             assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, sel

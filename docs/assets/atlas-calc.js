@@ -467,7 +467,7 @@
       if (id && id !== model.value) { model.value = id; model.dispatchEvent(new Event("change")); }
     });
     var format = el("select", { id: "calc-format" });
-    var bitsOf = {}, meaningOf = {}, runsOn = {}, familyOf = {}, partsOf = {}, labelOf = {};
+    var bitsOf = {}, meaningOf = {}, runsOn = {}, familyOf = {}, partsOf = {}, labelOf = {}, partsRuleOf = {};
     data.formats.forEach(function (g) {
       var group = el("optgroup", { label: g.family });
       g.options.forEach(function (f) {
@@ -476,8 +476,9 @@
         partsOf[f.id] = f.parts || {};  // parts it keeps at other bits (calc.formats.precisions)
         runsOn[f.id] = g.runs_on || null;  // calc.format_platforms: only devices of these platforms run it
         familyOf[f.id] = g.family;
-        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1) +
-          (f.parts_note ? " Part by part: " + f.parts_note : "");
+        var said = f.meaning.charAt(0).toUpperCase() + f.meaning.slice(1);
+        meaningOf[f.id] = f.label + ": " + f.bits + " bits per weight. " + said + (/[.!?)]$/.test(said) ? "" : ".");
+        partsRuleOf[f.id] = f.parts_note || "";  // said with the notes on the figures
         group.appendChild(el("option", { value: f.id, text: f.label + " \u2014 " + f.bits + " bits" }));
       });
       format.appendChild(group);
@@ -573,8 +574,7 @@
       var key = devices.map(function (d) { return d.id; }).join(" ");
       if (key !== priceListed) { priceListed = key; priceList.replaceChildren.apply(priceList, devices.map(priceInput)); }
     }
-    var costBox = el("div", {}, [el("div", { class: "atlas-calc__form atlas-calc__cost" }, [
-      field("Price per device-hour, USD (optional)", price), field("Electricity per kWh, USD (optional)", kwh)]), pricesBox]);
+
     var devMem = optional("calc-dev-mem", "GB", "dev_mem"), devBw = optional("calc-dev-bw", "GB/s", "dev_bw");
     var devTflops = optional("calc-dev-tflops", "TFLOPS", "dev_tflops"), devWatts = optional("calc-dev-watts", "W", "dev_w");
     var devUnified = el("input", { id: "calc-dev-unified", type: "checkbox" });
@@ -589,18 +589,24 @@
     var message = el("p", { class: "atlas-calc__error", role: "alert" });
     var summary = el("p", { class: "atlas-calc__summary", "aria-live": "polite" });
     var verdict = el("div", { class: "atlas-calc__verdict", id: "calc-verdict" });
-    var table = el("table", { class: "atlas-calc__table" });
+    var table = el("table", { class: "atlas-calc__table", id: "calc-table" });
     var notes = el("ul", { class: "atlas-calc__notes" });
+    var notesBox = el("details", { class: "atlas-calc__notesbox", id: "calc-notes" }, [el("summary"), notes]);
+    var FIRST_ROWS = 8, showAll = q.get("rows") === "all";
+    var more = el("button", { type: "button", class: "md-button atlas-calc__more", id: "calc-more", "aria-controls": "calc-table" });
+    more.addEventListener("click", function () { showAll = !showAll; update(); });
     // Run it: the command that starts an engine for the answer on one device of the table (atlas-launch.js).
     var L = data.launch || { engines: {} };
     var runOn = el("select", { id: "calc-run-on" });
-    var runWith = el("select", { id: "calc-run-with" }, Object.keys(L.engines).map(function (k) { return el("option", { value: k, text: L.engines[k].title }); }));
-    if (q.get("run_with") && L.engines[q.get("run_with")]) runWith.value = q.get("run_with");
-    else if (q.get("engine") && L.engines[q.get("engine")]) runWith.value = q.get("engine");
+    var runOrder = (L.order || Object.keys(L.engines)).filter(function (k) { return L.engines[k]; });
+    var runWith = el("select", { id: "calc-run-with" }, runOrder.map(function (k) { return el("option", { value: k, text: L.engines[k].title }); }));
+    var runChosen = false;  // until the reader picks an engine, Run it takes the first in the list that loads the format
+    if (q.get("run_with") && L.engines[q.get("run_with")]) { runWith.value = q.get("run_with"); runChosen = true; }
+    else if (q.get("engine") && L.engines[q.get("engine")]) { runWith.value = q.get("engine"); runChosen = true; }
     var runOut = el("div", { class: "atlas-calc__runout", "aria-live": "polite" });
     var runBox = el("section", { class: "atlas-calc__run", id: "calc-run" }, [
       el("h2", { id: "run-it", text: "Run it" }),
-      el("p", { text: "The command that starts a server for this answer: the context, the sequences at once, the devices and the KV cache above, with the flags the engine\u2019s pinned release accepts." }),
+      el("p", { text: "A server started for this answer\u2019s context, sequences, devices and KV cache, in flags its engine\u2019s pinned release accepts." }),
       el("div", { class: "atlas-calc__form" }, [field("On", runOn), field("With", runWith)]), runOut]);
     var runCtx = null;
     if (!Object.keys(L.engines).length) runBox.hidden = true;  // a knowledge base without engines' flags: no command to write
@@ -608,8 +614,10 @@
     root.replaceChildren(el("div", { class: "atlas-calc__form" }, [
       field("Find a model", modelFind), modelNames, field("Model", model), field("Weight format", format), field("Bits per weight", bits),
       field("Tokens per sequence", context), field("Sequences at once", seqs), field("KV cache", kvBits), field("Devices", where),
-      field("How many you have", owned), field("Engine, for expected speed", engineSel)]), costBox, paste, own, meaning, message, verdict, summary,
-      legend, el("div", { class: "atlas-calc__scroll" }, [table]), runBox, notes);
+      field("How many you have", owned), field("Engine, for expected speed", engineSel),
+      field("Price per device-hour, USD (optional)", price), field("Electricity per kWh, USD (optional)", kwh)]),
+      el("div", { class: "atlas-calc__extras" }, [pricesBox, paste, own]), meaning, message, verdict, summary,
+      legend, el("div", { class: "atlas-calc__scroll" }, [table]), el("div", { class: "atlas-calc__after" }, [more, notesBox]), runBox);
 
     function daysSince(day) { return Math.max(0, Math.floor((Date.now() - Date.parse(day + "T00:00:00Z")) / 864e5)); }
     function usdOf(x) { return "$" + fmt(x, x < 1 ? 3 : 2); }
@@ -632,13 +640,14 @@
       items.forEach(function (x, i) { x.flip = i ? items[i - 1].p * x.t / items[i - 1].t : null; });
       return items;
     }
-    function say(rows, s, hourly) {  // the answer first: what holds it, the fastest and the cheapest
+    function say(rows, s, hourly, leftOutText) {  // the answer first: what holds it, the fastest and the cheapest
       var listed = rows;
       var fit = listed.filter(function (r) { return r.e.fits; });
       var lines = [];
       lines.push(el("p", { class: "atlas-calc__verdict-fit", text: fit.length ? fit.length + " of the " + listed.length + " devices listed hold it" +
         (listed.length - fit.length ? "; the others need it split or offloaded (their rows say how)." : ".") :
         "None of the " + listed.length + " devices listed holds it whole: see each row for a split over several or an offload." }));
+      if (leftOutText) lines.push(el("p", { class: "atlas-calc__leftout", text: leftOutText }));
       // the fastest on one basis for all (as the cost ranking): the speed to expect where every device that holds it has one, else the ceiling
       var quick = fit.filter(function (r) { return r.one && r.one.decode_tps; });
       var byExpected = quick.length && quick.every(function (r) { return r.xd && r.xd.tps; });
@@ -681,17 +690,23 @@
       if (c.m.id === "custom") { runOut.appendChild(el("p", { text: "A model read from a config.json has no repository to start: pick it from the list for a command." })); return; }
       if (!c.fmtLabel) { runOut.appendChild(el("p", { text: "Pick a named weight format for a command: typed bits per weight name no file an engine can load." })); return; }
       if (!r) { runOut.appendChild(el("p", { text: "None of the devices listed holds " + c.m.title + " this way: a smaller format, a shorter context, fewer sequences or more devices." })); return; }
+      function write(k) { return window.Atlas.launch(L, k, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: r.e.devices, fit: r.e }); }
+      if (!runChosen) {
+        var first = runOrder.filter(function (k) { try { write(k); return true; } catch (e) { return false; } })[0];
+        if (first) runWith.value = first;
+      }
       var eng = L.engines[runWith.value], cmd;
       try {
-        cmd = window.Atlas.launch(L, runWith.value, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: r.e.devices, fit: r.e });
+        cmd = write(runWith.value);
       } catch (err) {
         runOut.appendChild(el("p", { class: "atlas-calc__runerror", text: err.message + "." }));
         return;
       }
       runOut.appendChild(el("pre", { class: "atlas-calc__command" }, [el("code", { text: cmd.text })]));
-      runOut.appendChild(el("ul", { class: "atlas-calc__flags" }, cmd.flags.map(function (f) {
-        return el("li", {}, [el("code", { text: f.value === null ? f.name : f.name + " " + f.value }), document.createTextNode(": " + f.what + ".")]);
-      })));
+      runOut.appendChild(el("details", { class: "atlas-calc__flagsbox" }, [el("summary", { text: "What each of its " + cmd.flags.length + " flags does" }),
+        el("ul", { class: "atlas-calc__flags" }, cmd.flags.map(function (f) {
+          return el("li", {}, [el("code", { text: f.value === null ? f.name : f.name + " " + f.value }), document.createTextNode(": " + f.what + ".")]);
+        }))]));
       cmd.notes.forEach(function (n) { runOut.appendChild(el("p", { class: "atlas-calc__runnote", text: n })); });
       var pr = r.one && r.one.decode_tps ? predict(X, "decode", c.m.id, r.d.id, c.fmtLabel, runWith.value) : null;
       var speed = pr ? "Expect about " + fmt(pr.band.ratio * r.one.decode_tps, 0) + " (" + fmt(pr.band.low * r.one.decode_tps, 0) + "\u2013" + fmt(pr.band.high * r.one.decode_tps, 0) +
@@ -701,7 +716,7 @@
         (eng.caveat ? " (" + eng.caveat + ")" : "") + "; "), el("a", { href: eng.url, text: "what " + eng.title + " runs and where" }), document.createTextNode(".")]));
     }
     runOn.addEventListener("change", update);
-    runWith.addEventListener("change", update);
+    runWith.addEventListener("change", function () { runChosen = true; update(); });
     root.addEventListener("click", function (ev) {
       var a = ev.target.closest ? ev.target.closest("a[data-run]") : null;
       if (!a) return;
@@ -742,7 +757,7 @@
           (base.read_gb !== null ? " Each decoded token reads " + fmt(base.read_gb, 2) + " GB of weights" + (s > 1 ? " for one sequence alone" : "") + "." : "");
         if (m.parts) {
           var byPart = m.parts.map(function (x) { return (PART_LABELS[x[0]] || x[0]) + " " + fmt(x[1], 2) + "B at " + partBits(prec, x[0]) + " bits = " + fmt(x[1] * partBits(prec, x[0]) / 8, 2) + " GB"; });
-          summary.appendChild(el("span", { class: "atlas-calc__parts", text: "By part: " + byPart.join("; ") + "." }));
+          summary.appendChild(el("span", { class: "atlas-calc__parts", text: " By part: " + byPart.join("; ") + "." }));
         }
         var head = el("tr", {}, ["Device", "Memory", "Fits?", "Decode max (per sequence" + (s > 1 ? ", and all " + s.toLocaleString("en") : "") + ")", "Prefill max"].map(function (h) { return el("th", { text: h, scope: "col" }); }));
         var body = el("tbody");
@@ -754,6 +769,7 @@
           if (!said[text]) { said[text] = true; notes.appendChild(el("li", { text: text })); }
         }
         if (m.parts_note) note(m.title + ": " + m.parts_note + ".");
+        if (partsRuleOf[format.value]) note(labelOf[format.value] + " part by part: " + partsRuleOf[format.value] + (/[.!?)]$/.test(partsRuleOf[format.value]) ? "" : "."));
         var only = format.value === "custom" ? null : runsOn[format.value], leftOut = 0;
         var runsHere = function (d) { var ok = !only || !d.platform || only.indexOf(d.platform) >= 0; if (!ok) leftOut++; return ok; };
         var rows0 = (mine ? [mine] : []).concat(data.devices.filter(function (d) { return (!where.value || d.segment === where.value) && runsHere(d); }).sort(function (a, b2) { return (b2.memory_gb || 0) - (a.memory_gb || 0); }))
@@ -769,6 +785,16 @@
             var mineP = d.id in perDevice ? perDevice[d.id] : hourly;
             return { d: d, e: e, own: mineP !== null, c: cost(e, s === 1 ? e : estimate(m, d, prec, t, 1, kb, data.overhead, host, n), d, mineP, perKwh) };
           });
+        // Your own device first; then the devices that hold it, the smallest first (the least
+        // hardware that does the job); then those that would with a split or an offload, the
+        // nearest first; then the rest.
+        function standing(r) { return r.d.id === "custom" ? 0 : r.e.fits ? 1 : r.e.fits === false && (r.e.can_split || r.e.offload_gb) ? 2 : 3; }
+        rows.sort(function (x, y) {
+          var a = standing(x), c2 = standing(y);
+          if (a !== c2) return a - c2;
+          var mx = x.d.memory_gb || 0, my = y.d.memory_gb || 0;
+          return (a === 1 ? mx - my : my - mx) || (x.d.title < y.d.title ? -1 : x.d.title > y.d.title ? 1 : 0);
+        });
         // The bars under each decode figure share one scale: the fastest ceiling in the table.
         var top = Math.max.apply(null, rows.map(function (r) { return r.e.decode_tps || r.e.split_decode_tps || 0; }));
         function bar(tps, split, measured) {
@@ -782,8 +808,8 @@
           }
           return track;
         }
-        if (leftOut) note(familyOf[format.value] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
-                          ": " + leftOut + " devices that do not are left out (its entry says where it runs).");
+        var leftOutText = leftOut ? familyOf[format.value] + " runs on " + only.map(function (p) { return (data.platforms || {})[p] || p; }).join(" and ") +
+                          ": " + leftOut + " devices that do not are left out (its entry says where it runs)." : "";
         // A gap several devices share is one note naming them all, after the table.
         var lacking = {};  // the note's start and end -> {start, end, names}
         function lack(start, end, title) { var k = start + "\u0000" + end; (lacking[k] = lacking[k] || { start: start, end: end, names: [] }).names.push(title); }
@@ -860,7 +886,7 @@
           r.xd = xd;
           if (xd) {
             decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": xd.basis, title: xd.text,
-              text: "expect about " + tpsText(xd.tps) + " (" + tpsText(xd.low) + "\u2013" + tpsText(xd.high) + ") tok/s" + (s > 1 ? " for one sequence alone" : "") + " \u00b7 " + xd.basis }));
+              text: "expect about " + tpsText(xd.tps) + " (" + tpsText(xd.low) + "\u2013" + tpsText(xd.high) + ") tok/s" + (s > 1 ? " alone" : "") + " \u00b7 " + xd.basis }));
             lack("Expected decode on ", ": " + xd.text + ".", d.title);
           } else if (e.decode_tps && d.id !== "custom") {
             decodeCell.appendChild(el("span", { class: "atlas-calc__expected", "data-basis": "ceiling only", text: "ceiling only: nothing published to calibrate on" }));
@@ -869,9 +895,15 @@
           if (e.prefill_tps) {
             var ttftCeil = t / e.prefill_tps;
             function secs(x) { return x < 1 ? fmt(x * 1000, 0) + " ms" : fmt(x, 1) + " s"; }
+            function band(x, a, b2) {  // 289 (240–526) ms, one unit where all three share it
+              var ms = x < 1 && a < 1 && b2 < 1, ss = x >= 1 && a >= 1 && b2 >= 1;
+              if (ms) return fmt(x * 1000, 0) + " (" + fmt(a * 1000, 0) + "\u2013" + fmt(b2 * 1000, 0) + ") ms";
+              if (ss) return fmt(x, 1) + " (" + fmt(a, 1) + "\u2013" + fmt(b2, 1) + ") s";
+              return secs(x) + " (" + secs(a) + "\u2013" + secs(b2) + ")";
+            }
             prefillCell.appendChild(el("span", { class: "atlas-calc__ttft", "data-basis": xp ? xp.basis : "ceiling only",
-              text: "first token of a " + t.toLocaleString("en") + "-token prompt: " + (xp ? "expect " + secs(t / xp.tps) + " (" + secs(t / xp.high) + "\u2013" + secs(t / xp.low) + "), " : "") +
-                    "no sooner than " + secs(ttftCeil) + (xp ? " \u00b7 " + xp.basis : " \u00b7 ceiling only") }));
+              text: t.toLocaleString("en") + "-token TTFT: " + (xp ? "expect " + band(t / xp.tps, t / xp.high, t / xp.low) + ", " : "") +
+                    "at best " + secs(ttftCeil) + (xp ? " \u00b7 " + xp.basis : " \u00b7 ceiling only") }));
             if (xp) lack("Expected prefill on ", ": " + xp.text + ".", d.title);
           }
           var shown = meas && b === data.measured.bits && kb === data.measured.kv_bits ? meas.tokens_per_s : null;
@@ -880,7 +912,7 @@
           function usd(x) { return "$" + fmt(x, x < 1 ? 3 : 2); }
           function perJ(x) { return fmt(x, x < 10 ? 2 : 0); }
           var outCost = [];
-          if (c.output_usd_per_m !== null) outCost.push(usd(c.output_usd_per_m) + " per million tokens" + (s > 1 ? " served alone" + (c.batch_output_usd_per_m !== null ? ", " + usd(c.batch_output_usd_per_m) + " with all " + s.toLocaleString("en") : "") : ""));
+          if (c.output_usd_per_m !== null) outCost.push(usd(c.output_usd_per_m) + (s > 1 ? "/M alone" + (c.batch_output_usd_per_m !== null ? ", " + usd(c.batch_output_usd_per_m) + "/M with all " + s.toLocaleString("en") : "") : " per million tokens"));
           if (c.tokens_per_joule !== null) outCost.push(perJ(c.tokens_per_joule) + " tok/J" + (s > 1 && c.batch_tokens_per_joule !== null ? " alone, " + perJ(c.batch_tokens_per_joule) + " with all" : ""));
           if (outCost.length) decodeCell.appendChild(el("span", { class: "atlas-calc__costline", text: outCost.join(" \u00b7 ") }));
           var inCost = [];
@@ -904,7 +936,13 @@
             prefillCell]));
         });
         table.append(el("thead", {}, [head]), body);
-        say(rows, s, hourly);
+        // The first rows answer; the rest wait behind one button (kept in the address as rows=all).
+        var trs = Array.prototype.slice.call(body.children);
+        trs.forEach(function (tr, i) { tr.hidden = !showAll && i >= FIRST_ROWS; });
+        more.hidden = trs.length <= FIRST_ROWS;
+        more.textContent = showAll ? "Show the first " + FIRST_ROWS + " only" : "Show all " + trs.length + " devices (" + (trs.length - FIRST_ROWS) + " more)";
+        more.setAttribute("aria-expanded", showAll ? "true" : "false");
+        say(rows, s, hourly, leftOutText);
         runCtx = { m: m, rows: rows, t: t, s: s, kb: kb, fmtLabel: format.value === "custom" || format.value === "config" ? "" : labelOf[format.value] };
         fillRun();
         if (pricedHere) note("Cloud prices are each device entry\u2019s own on-demand price, with the cloud, the instance and the day it was read in the device\u2019s notes; type your own price above to change them.");
@@ -914,8 +952,12 @@
                (perKwh !== null ? ", plus its board power for an hour at $" + perKwh + " per kWh" : "") + ") / tokens in that hour at the ceiling; tokens per joule = tokens per second / board power (TDP). Both are at the ceilings, so real serving costs more per token." +
                (hourly === null && perKwh === null ? " Type a price per device-hour or per kWh above to see dollars." : ""));
         if (top > 0) legend.textContent = "Bars: each device’s decode ceiling per sequence" + (s > 1 ? " (with " + s.toLocaleString("en") + " running at once)" : "") + ", on one scale up to the fastest here (" +
-          fmt(top, 0) + " tok/s); a hatched bar needs the model split over several cards; a tick is this project’s measurement.";
+          fmt(top, 0) + " tok/s); a hatched bar needs the model split over several cards; a tick is this project’s measurement. TTFT: the time to the first token of a prompt of your length; $/M: dollars per million output tokens.";
+        var said0 = notes.children.length;
+        notesBox.hidden = !said0;
+        notesBox.firstChild.textContent = said0 === 1 ? "1 note on these figures" : said0 + " notes on these figures: where prices come from, what is missing, how cost is counted";
         var url = new URL(location.href);
+        if (showAll) url.searchParams.set("rows", "all"); else url.searchParams.delete("rows");
         if (m.id === "custom") url.searchParams.delete("model"); else url.searchParams.set("model", m.id);  // a pasted config stays in the page
         url.searchParams.set("context", t); url.searchParams.set("n", s);
         if (nOwned > 1) url.searchParams.set("devices", nOwned); else url.searchParams.delete("devices");
@@ -923,7 +965,7 @@
         if (where.value) url.searchParams.set("where", where.value); else url.searchParams.delete("where");
         if (engineSel.value) url.searchParams.set("engine", engineSel.value); else url.searchParams.delete("engine");
         if (runOn.value) url.searchParams.set("run_on", runOn.value); else url.searchParams.delete("run_on");
-        url.searchParams.set("run_with", runWith.value);
+        if (runChosen) url.searchParams.set("run_with", runWith.value); else url.searchParams.delete("run_with");
         var typed = Object.keys(perDevice).map(function (id) { return id + ":" + perDevice[id]; }).join(",");
         if (typed) url.searchParams.set("prices", typed); else url.searchParams.delete("prices");
         [["price", hourly], ["kwh", perKwh], ["dev_mem", mem], ["dev_bw", bw], ["dev_tflops", tf], ["dev_w", w]].forEach(function (kv) {

@@ -35,6 +35,24 @@
   function released(a) { return a.model.released_label || ""; }
   function num(x) { return x.toLocaleString("en"); }
 
+  function gguf(a) { return a.model.id + "-" + a.fmt.replace("GGUF ", "").replace(/ /g, "_") + ".gguf"; }
+  var ON_LOAD_FP8 = ["vllm", "sglang"], TOKENIZER_FLAG = { vllm: "--tokenizer", sglang: "--tokenizer-path" };
+  function checkpoint(a, server, notes) {  // launch.checkpoint: the weights the answer was sized for
+    var repo = a.model.repo, cell = formatCell(a.L, a.fmt), rel = formatCell(a.L, released(a) || "BF16");
+    if (cell === "gguf" && TOKENIZER_FLAG[server]) {
+      notes.push("The server reads one GGUF file: merge a download split in parts first (llama-gguf-split --merge); the tokenizer comes from " + repo + ".");
+      return [gguf(a), [F(TOKENIZER_FLAG[server], repo, "the tokenizer of the original repository")]];
+    }
+    if (cell === rel) return [repo, []];
+    if (cell === "fp16") {
+      notes.push(repo + " holds " + released(a) + " weights, and the server loads them as they are: less memory than the 16-bit sized here.");
+      return [repo, []];
+    }
+    if (cell === "fp8" && ON_LOAD_FP8.indexOf(server) >= 0) return [repo, [F("--quantization", "fp8", "quantize the 16-bit checkpoint to FP8 as it loads")]];
+    notes.push(a.model.title + " was not released in " + a.fmt + ": put a repository or folder of a " + a.fmt + " checkpoint of it in place of the placeholder (the developer's own where one is published, else a community one).");
+    return ["<" + a.fmt + " checkpoint of " + repo + ">", []];
+  }
+
   var BUILD = {
     vllm: function (a, notes) {
       var fl = [a.devices > 1 ? F("--tensor-parallel-size", String(a.devices), "split every layer over your " + a.devices + " devices") : null,
@@ -43,18 +61,20 @@
         F("--gpu-memory-utilization", fixed2(share(a, 0.9)), "the share of each GPU's memory for weights, activations and KV cache")];
       if (a.kv_bits === 8) fl.push(F("--kv-cache-dtype", "fp8", "keep the KV cache in FP8, half the bytes of 16-bit"));
       else if (a.kv_bits < 8) notes.push("vLLM keeps the KV cache in 16 or 8 bits for a model like this; sized here at " + a.kv_bits + ", it will use 8 (--kv-cache-dtype fp8).");
-      if (a.fmt === "FP8" && formatCell(a.L, released(a)) !== "fp8") fl.push(F("--quantization", "fp8", "quantize the 16-bit checkpoint to FP8 as it loads"));
+      var ck = checkpoint(a, "vllm", notes);
+      fl = fl.concat(ck[1]);
       fl.push(F("--port", String(PORT), "the OpenAI-compatible API's port"));
-      return [a.model.repo, fl];
+      return [ck[0], fl];
     },
-    sglang: function (a) {
-      var fl = [F("--model-path", a.model.repo, "the model's repository or folder"),
+    sglang: function (a, notes) {
+      var ck = checkpoint(a, "sglang", notes);
+      var fl = [F("--model-path", ck[0], /\.gguf$/.test(ck[0]) ? "the GGUF file in " + a.fmt : "the model's repository or folder"),
         a.devices > 1 ? F("--tp-size", String(a.devices), "split every layer over your " + a.devices + " devices") : null,
         F("--context-length", String(a.context), "the longest sequence it will accept"),
         F("--max-running-requests", String(a.sequences), "sequences decoded together"),
         F("--mem-fraction-static", fixed2(share(a, 0.85)), "the share of each GPU's memory for weights and KV cache")];
       if (a.kv_bits === 8) fl.push(F("--kv-cache-dtype", "fp8_e4m3", "keep the KV cache in FP8"));
-      if (a.fmt === "FP8" && formatCell(a.L, released(a)) !== "fp8") fl.push(F("--quantization", "fp8", "quantize the 16-bit checkpoint to FP8 as it loads"));
+      fl = fl.concat(ck[1]);
       fl.push(F("--port", String(PORT), "the OpenAI-compatible API's port"));
       return ["", fl];
     },
@@ -66,7 +86,7 @@
         layers = String(Math.floor(a.model.layers * part));
         notes.push("Only " + layers + " layers fit on the GPU; the rest run from system memory, far slower (the offload ceiling above).");
       }
-      var fl = [F("--model", a.model.id + "-" + a.fmt.replace("GGUF ", "").replace(/ /g, "_") + ".gguf", "the GGUF file in " + a.fmt),
+      var fl = [F("--model", gguf(a), "the GGUF file in " + a.fmt),
         F("--ctx-size", String(a.context * a.sequences), "the KV cache in tokens: " + num(a.context) + (a.sequences === 1 ? " for its one slot" : " for each of " + a.sequences + " slots")),
         F("--parallel", String(a.sequences), "slots: requests served at once"),
         F("--n-gpu-layers", layers, "layers kept on the GPU (all: the whole model)")];
@@ -90,7 +110,7 @@
       return [tag, fl];
     },
     "mlx-lm": function (a, notes) {
-      var fl = [F("--model", a.model.repo, "the MLX model's repository or folder"),
+      var fl = [F("--model", checkpoint(a, "mlx-lm", notes)[0], "the MLX model's repository or folder"),
         F("--decode-concurrency", String(a.sequences), "sequences decoded together")];
       if (a.kv_bits <= 8) fl.push(F("--kv-bits", String(Math.floor(a.kv_bits)), "quantize the KV cache (requests then run one at a time)"));
       fl.push(F("--port", String(PORT), "the API's port"));
@@ -105,7 +125,7 @@
         F("--kv_cache_free_gpu_memory_fraction", "0.90", "the share of memory left after the weights that goes to the KV cache"),
         F("--port", String(PORT), "the OpenAI-compatible API's port")];
       if (a.kv_bits <= 8) notes.push("trtllm-serve sets the KV cache's type in its --config YAML (kv_cache_config.dtype), not on the command line.");
-      return [a.model.repo, fl];
+      return [checkpoint(a, "tensorrt-llm", notes)[0], fl];
     },
     tabbyapi: function (a) {
       var mode = { 16: "FP16", 8: "Q8", 6: "Q6", 4: "Q4" }[Math.floor(a.kv_bits)] || "FP16";
@@ -151,7 +171,7 @@
     if (runs === "no") throw new Error(eng.title + " does not run on " + a.device.title + " (its " + backend + " cell says no): pick another engine");
     var notes = [], built = BUILD[eng.server](a, notes);
     if (runs === "partial" || runs === "unknown") notes.unshift(eng.title + " on " + backend + ": " + runs + (bcell.note ? " (" + bcell.note + ")" : "") + ".");
-    if (status === "partial" || status === "unknown") notes.unshift(eng.title + " and " + a.fmt + ": " + status + (fcell.note ? " (" + fcell.note + ")" : "") + ".");
+    if (status === "partial" || status === "unknown" || status === "plugin") notes.unshift(eng.title + " and " + a.fmt + ": " + status + (fcell.note ? " (" + fcell.note + ")" : "") + ".");
     var c = { engine: eng.server, command: eng.command, model_arg: built[0], flags: built[1].filter(Boolean), kind: eng.kind, notes: notes, release: eng.release, after: null };
     if (eng.server === "ollama") { c.after = "ollama run " + c.model_arg; c.model_arg = ""; }
     c.text = text(c);

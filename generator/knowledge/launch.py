@@ -134,6 +134,37 @@ def _gguf(a: Answer) -> str:
     return f"{a.model.id}-{a.fmt.replace('GGUF ', '').replace(' ', '_')}.gguf"
 
 
+ON_LOAD_FP8 = ("vllm", "sglang")
+"""The servers that quantize a 16-bit checkpoint to FP8 as they load it (--quantization fp8)."""
+
+TOKENIZER_FLAG = {"vllm": "--tokenizer", "sglang": "--tokenizer-path"}
+"""Where a server that reads a GGUF file is told to take the tokenizer from the original repository."""
+
+
+def checkpoint(a: Answer, server: str, notes: list[str]) -> tuple[str, list[Flag]]:
+    """What a server that loads from a repository is pointed at, so that it loads the weights the
+    answer was sized for: the repository where the format is the released one (or 16-bit, or FP8
+    quantized as it loads); one GGUF file with the tokenizer from the repository; else a
+    placeholder for a checkpoint in that format, said in a note. Never the released weights under
+    another format's name: an engine would then allocate what the calculator did not size."""
+    repo = repo_of(a.atlas, a.model)
+    cell, rel = format_cell(a.fmt), format_cell(_released(a) or "BF16")
+    if cell == "gguf" and server in TOKENIZER_FLAG:
+        notes.append(f"The server reads one GGUF file: merge a download split in parts first (llama-gguf-split --merge); "
+                     f"the tokenizer comes from {repo}.")
+        return _gguf(a), [Flag(TOKENIZER_FLAG[server], repo, "the tokenizer of the original repository")]
+    if cell == rel:
+        return repo, []
+    if cell == "fp16":
+        notes.append(f"{repo} holds {_released(a)} weights, and the server loads them as they are: less memory than the 16-bit sized here.")
+        return repo, []
+    if cell == "fp8" and server in ON_LOAD_FP8:
+        return repo, [Flag("--quantization", "fp8", "quantize the 16-bit checkpoint to FP8 as it loads")]
+    notes.append(f"{a.model.title} was not released in {a.fmt}: put a repository or folder of a {a.fmt} checkpoint of it "
+                 f"in place of the placeholder (the developer's own where one is published, else a community one).")
+    return f"<{a.fmt} checkpoint of {repo}>", []
+
+
 def _share(a: Answer, floor: float, cap: float = 0.95) -> float:
     """The share of each device's memory to give the engine: enough for the fit (weights, cache
     and overhead over the devices), never below the engine's usual default nor above `cap`."""
@@ -152,23 +183,21 @@ def _vllm(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
     elif a.kv_bits < 8:
         notes.append("vLLM keeps the KV cache in 16 or 8 bits for a model like this; sized here at "
                      f"{a.kv_bits:g}, it will use 8 (--kv-cache-dtype fp8).")
-    if a.fmt == "FP8" and format_cell(_released(a) or "") != "fp8":
-        fl.append(Flag("--quantization", "fp8", "quantize the 16-bit checkpoint to FP8 as it loads"))
-    fl += [Flag("--port", str(PORT), "the OpenAI-compatible API's port")]
-    return repo_of(a.atlas, a.model), [f for f in fl if f]
+    model, extra = checkpoint(a, "vllm", notes)
+    fl += extra + [Flag("--port", str(PORT), "the OpenAI-compatible API's port")]
+    return model, [f for f in fl if f]
 
 
 def _sglang(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
-    fl = [Flag("--model-path", repo_of(a.atlas, a.model), "the model's repository or folder"),
+    model, extra = checkpoint(a, "sglang", notes)
+    fl = [Flag("--model-path", model, "the model's repository or folder" if not model.endswith(".gguf") else f"the GGUF file in {a.fmt}"),
           Flag("--tp-size", str(a.devices), f"split every layer over your {a.devices} devices") if a.devices > 1 else None,
           Flag("--context-length", str(a.context), "the longest sequence it will accept"),
           Flag("--max-running-requests", str(a.sequences), "sequences decoded together"),
           Flag("--mem-fraction-static", f"{_share(a, 0.85):.2f}", "the share of each GPU's memory for weights and KV cache")]
     if a.kv_bits == 8:
         fl.append(Flag("--kv-cache-dtype", "fp8_e4m3", "keep the KV cache in FP8"))
-    if a.fmt == "FP8" and format_cell(_released(a) or "") != "fp8":
-        fl.append(Flag("--quantization", "fp8", "quantize the 16-bit checkpoint to FP8 as it loads"))
-    fl.append(Flag("--port", str(PORT), "the OpenAI-compatible API's port"))
+    fl += extra + [Flag("--port", str(PORT), "the OpenAI-compatible API's port")]
     return "", [f for f in fl if f]
 
 
@@ -212,7 +241,8 @@ def _ollama(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
 
 
 def _mlx_lm(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
-    fl = [Flag("--model", repo_of(a.atlas, a.model), "the MLX model's repository or folder"),
+    model, _ = checkpoint(a, "mlx-lm", notes)
+    fl = [Flag("--model", model, "the MLX model's repository or folder"),
           Flag("--decode-concurrency", str(a.sequences), "sequences decoded together")]
     if a.kv_bits <= 8:
         fl.append(Flag("--kv-bits", str(int(a.kv_bits)), "quantize the KV cache (requests then run one at a time)"))
@@ -231,7 +261,8 @@ def _trtllm(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
           Flag("--port", str(PORT), "the OpenAI-compatible API's port")]
     if a.kv_bits <= 8:
         notes.append("trtllm-serve sets the KV cache's type in its --config YAML (kv_cache_config.dtype), not on the command line.")
-    return repo_of(a.atlas, a.model), [f for f in fl if f]
+    model, _ = checkpoint(a, "tensorrt-llm", notes)
+    return model, [f for f in fl if f]
 
 
 def _tabby(a: Answer, notes: list[str]) -> tuple[str, list[Flag]]:
@@ -281,7 +312,7 @@ def page_data(atlas: Atlas) -> dict:
         engines[eid] = {"title": e.title, "server": server, "kind": BUILDERS[eid][1], "command": data.command,
                         "release": data.release, "url": "../" + e.url.strip("/") + "/", "formats": cells("formats"),
                         "backends": cells("backends"), "caveat": data.caveat}
-    return {"engines": engines, "format_cells": FORMAT_CELL, "platform_cells": PLATFORM_CELL, "port": PORT, "bpw": bpw_families(atlas)}
+    return {"engines": engines, "order": list(engines), "format_cells": FORMAT_CELL, "platform_cells": PLATFORM_CELL, "port": PORT, "bpw": bpw_families(atlas)}
 
 
 def launch(atlas: Atlas, engine: str, a: Answer) -> Launch:
@@ -310,7 +341,7 @@ def launch(atlas: Atlas, engine: str, a: Answer) -> Launch:
     if runs in ("partial", "unknown"):
         note = (((atlas.entries[engine].get("backends") or {}).get(backend) or {}).get("note"))
         notes.insert(0, f"{atlas.entries[engine].title} on {backend}: {runs}" + (f" ({note})" if note else "") + ".")
-    if status in ("partial", "unknown"):
+    if status in ("partial", "unknown", "plugin"):
         note = ((atlas.entries[engine].get("formats") or {}).get(cell) or {}).get("note")
         notes.insert(0, f"{atlas.entries[engine].title} and {a.fmt}: {status}" + (f" ({note})" if note else "") + ".")
     out = Launch(engine=server, command=data.command, model_arg=model_arg, flags=flags, kind=kind, notes=notes, release=data.release)

@@ -176,9 +176,9 @@ def _calculator_page(atlas: Atlas) -> str:
     page = Page(atlas, "calculator.md")
     text = env().get_template("calculator.md.j2").render(page=page, data_attr=_data_attr(calculator_data(atlas)),
                                                           overhead=OVERHEAD_FRACTION)
-    # A tool page: its five-column table gets the width the left navigation would take
-    # (the phone's menu still has the navigation).
-    return front_matter(title="Memory and speed calculator", atlas_nolink=True, hide=["navigation"],
+    # A tool page: its five-column table gets the width the left navigation and the table of
+    # contents (one heading) would take; the phone's menu still has the navigation.
+    return front_matter(title="Memory and speed calculator", atlas_nolink=True, hide=["navigation", "toc"],
                         description="Will a model fit on a device, and how fast can it decode? Computed from sourced figures.") + text
 
 
