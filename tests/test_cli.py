@@ -53,6 +53,17 @@ def test_usage_errors_exit_2():
     assert run([ATLAS, "graph", "export", "--format", "pdf"], cwd=REPO).returncode == 2
 
 
+def test_outside_the_repository_it_says_where_it_looked_and_how_to_name_one(tmp_path):
+    """Issue 48: run in a folder with no knowledge base, atlas says which folders it searched and
+    that --root names one, instead of listing 'required file is missing' errors; exit 2."""
+    away = run([ATLAS, "check"], cwd=tmp_path)
+    assert away.returncode == 2 and "required file is missing" not in away.stderr
+    assert str(tmp_path.resolve()) in away.stderr and "every folder above it" in away.stderr and "--root" in away.stderr
+    named = run([ATLAS, "--root", str(tmp_path), "list"], cwd=tmp_path)
+    assert named.returncode == 2 and f"in {tmp_path.resolve()}." in named.stderr
+    assert run([ATLAS, "--root", str(REPO), "check"], cwd=tmp_path).returncode == 0  # --root finds it from anywhere
+
+
 def test_graph_export_round_trips_through_networkx(tmp_path):
     out = tmp_path / "g.json"
     assert run([ATLAS, "graph", "export", "--format", "json", "-o", str(out)], cwd=REPO).returncode == 0

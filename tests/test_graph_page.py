@@ -21,6 +21,11 @@ def test_graph_page_reads_and_fits(browser, base, width):
     assert labels and not [t for t in labels if "_" in t]  # "is bottlenecked by", not bottlenecked_by
     mentions = page.locator(".atlas-graph__filter input[data-key='r'][value='mentions']")
     assert mentions.count() == 1 and not mentions.is_checked()  # typed relations by default
+    # no text on the page under 12 px: the relation names in its table included (issue 48)
+    small = page.evaluate("""() => [...document.querySelectorAll('article *')].filter(e => e.offsetParent !== null
+        && [...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()) && parseFloat(getComputedStyle(e).fontSize) < 12)
+        .map(e => e.textContent.trim().slice(0, 30))""")
+    assert small == [], small
     page.close()
 
 

@@ -47,7 +47,7 @@ def test_nothing_is_fetched_for_search_until_the_reader_starts_one(search_page):
                                           ("kv cache", "KV cache"), ("H100 SXM", "NVIDIA H100 SXM"),
                                           ("speculativ decodng", "Speculative decoding"),
                                           ("kv cahce", "KV cache"), ("prefil", "Prefill"),  # a typo of the title itself
-                                          ("wired limit", "Unified memory")])  # the Mac's GPU-memory setting (issue 48)
+                                          ("wired limit", "Unified memory"), ("iogpu", "Unified memory")])  # the Mac's GPU-memory setting (issue 48)
 def test_misspellings_and_exact_names_find_the_entry_first(search_page, query, title):
     ask, _, _ = search_page
     assert ask(query)[0][0] == title

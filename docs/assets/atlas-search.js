@@ -84,11 +84,19 @@
     }
     // A question about choosing or sizing ("which gpu should I buy") leads to a guide or the calculator.
     var question = /^\s*(which|what|how|should|do|does|can|will|is)\b|\?\s*$/i.test(q);
-    var hits = mini.search(q, question ? { boostDocument: function (id) {
+    var opts = question ? { boostDocument: function (id) {
       var kind = docs[id].kind;
       return kind === "Decision guide" || kind === "Calculator" ? 4 : 1;
-    } } : undefined).map(function (r) { return r.id; });
-    var same = exact[norm(q)] || closest(norm(q));  // a title or alias typed in full comes first: "kv cache",
+    } } : {};
+    // Words found as typed (or as the start of a word) come before words found only within
+    // an edit or two: "iogpu" is the Mac's iogpu.wired_limit_mb, not an entry that says "iGPU".
+    var asTyped = mini.search(q, Object.assign({ fuzzy: false }, opts)).map(function (r) { return r.id; });
+    var seen = {};
+    asTyped.forEach(function (id) { seen[id] = true; });
+    var hits = asTyped.concat(mini.search(q, opts).map(function (r) { return r.id; }).filter(function (id) { return !seen[id]; }));
+    // A near miss of a whole name counts only where no entry has every word exactly as typed.
+    var allTyped = mini.search(q, Object.assign({ fuzzy: false, prefix: false, combineWith: "AND" }, opts)).length > 0;
+    var same = exact[norm(q)] || (allTyped ? null : closest(norm(q)));  // a title or alias typed in full comes first: "kv cache",
     return same ? [same].concat(hits.filter(function (id) { return id !== same; })) : hits;  // or nearly: "kv cahce"
   }
 

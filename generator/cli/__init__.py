@@ -492,6 +492,13 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
+    if getattr(args, "root", None) is not None or not (find_root() / "glossary").is_dir():
+        root = Path(args.root) if getattr(args, "root", None) else None
+        if root is None or not (root / "glossary").is_dir():
+            where = f"{root.resolve()}" if root else f"{Path.cwd().resolve()} and every folder above it"
+            print(f"atlas: no knowledge base found: looked for a glossary/ folder in {where}. "
+                  "Run atlas inside the repository, or name the repository with --root PATH.", file=sys.stderr)
+            return EXIT_BAD_INPUT
     try:
         return args.func(args)
     except AtlasError as exc:
