@@ -21,3 +21,27 @@ def test_the_structure_reaches_the_reader_as_html(site):
     assert sources and all(s.find("a", string="About this source") for s in sources)
     cite = soup.select_one("sup.atlas-cite a[href^='#src-']")
     assert cite is not None and soup.find(id=cite["href"][1:]) is not None  # a citation leads to its source
+
+
+def test_related_lists_say_which_engines_support_a_thing_only_partly_or_by_plugin(site):
+    """Issue 48: "Implemented by" and "Supported by" say when an engine's cell is partial or
+    plugin: Dynamo leaves PagedAttention to the engine it runs, vLLM loads GGUF through a
+    plugin; engines whose cell says yes carry no qualifier."""
+    from bs4 import BeautifulSoup
+
+    def related(path: str, label: str) -> dict[str, str]:
+        soup = BeautifulSoup((site / path).read_text(encoding="utf-8"), "lxml")
+        item = next(li for li in soup.find(id="related").find_next("ul").find_all("li") if li.strong.get_text() == label + ":")
+        out, last = {}, None
+        for tag in item.find_all(["a", "span"], recursive=False):  # each link, then its qualifier if it has one
+            if tag.name == "a":
+                last = tag.get_text()
+                out[last] = ""
+            elif "atlas-support" in tag.get("class", []):
+                out[last] = tag.get_text()
+        return out
+
+    paged = related("glossary/paged-attention/index.html", "Implemented by")
+    assert paged["NVIDIA Dynamo"] == "(partly)" and paged["vLLM"] == ""
+    gguf = related("glossary/gguf/index.html", "Supported by")
+    assert gguf["vLLM"] == "(through a plugin)" and gguf["llama.cpp"] == ""

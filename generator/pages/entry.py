@@ -13,7 +13,7 @@ from generator.kb.kinds import KIND_URLS
 from generator.kb.model import Atlas, Entry
 from generator.knowledge.changes import last_change
 from generator.kb.text import esc, esc_html
-from generator.knowledge.graph import backlinks, local_graph, related
+from generator.knowledge.graph import CELL_RELATIONS, backlinks, local_graph, related
 from generator.knowledge.link import NO_LINKS_BELOW, Linker
 from generator.knowledge.link_markdown import link_markdown, mark_candidates
 from generator.pages.fit import _fit_table, _FitPairs, _measured_table, memory_sizes, parts_table, reference_cost
@@ -50,7 +50,7 @@ def _entry_page(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, boost: float, fit: "
     ctx = dict(
         e=e, page=page, body=body, atlas=atlas, category=cat,
         category_href=page.to(f"categories/{e.category}.md") if cat else None,
-        related=rel, related_md=_related_md(page, rel), backlinks=back, backlinks_md=_backlinks_md(page, back),
+        related=rel, related_md=_related_md(page, rel, e.id), backlinks=back, backlinks_md=_backlinks_md(page, back),
         local_svg=_local_svg(atlas, g, e, order),
         fit=_fit_table(atlas, page, e, fit), parts=parts_table(atlas, page, e), sizes=memory_sizes(atlas, page, e), measured=_measured_table(atlas, page, e), cost=reference_cost(page, e, fit),
         published=published(atlas, page, e),
@@ -127,12 +127,34 @@ RELATED_LIMIT = 40  # links per relation in the Related list
 BACKLINK_LIMIT = 50  # links in the Referenced by list
 
 
-def _related_md(page: Page, groups: list[tuple[str, list[str]]]) -> str:
-    """One item per relation: "Runs on: A, B and 3 more", as an HTML list."""
+SUPPORT_WORDS = {"partial": "partly", "plugin": "through a plugin"}
+"""How an engine's support cell qualifies a link in the Related list (a "yes" cell says nothing more)."""
+
+
+def _support(atlas, here: str, other: str) -> str:
+    """How far the engine of the pair supports the other (its features, formats, backends or
+    API cell): "partly", "through a plugin", or "" for full support or no cell."""
+    for engine, target in ((here, other), (other, here)):
+        e = atlas.entries[engine]
+        if e.kind == "engine":
+            for group in CELL_RELATIONS:
+                cell = (e.get(group) or {}).get(target)
+                if cell:
+                    return SUPPORT_WORDS.get(cell["status"], "")
+    return ""
+
+
+def _related_md(page: Page, groups: list[tuple[str, list[str]]], here: str) -> str:
+    """One item per relation: "Runs on: A, B (partly) and 3 more", as an HTML list; an
+    engine that supports a feature, format or backend only partly or through a plugin says so."""
     items = []
     for label, ids in groups:
         more = f" and {len(ids) - RELATED_LIMIT} more" if len(ids) > RELATED_LIMIT else ""
-        items.append(f"<li><strong>{esc(label)}:</strong> {', '.join(map(page.a, ids[:RELATED_LIMIT]))}{more}</li>")
+        links = []
+        for i in ids[:RELATED_LIMIT]:
+            how = _support(page.atlas, here, i)
+            links.append(page.a(i) + (f' <span class="atlas-support">({how})</span>' if how else ""))
+        items.append(f"<li><strong>{esc(label)}:</strong> {', '.join(links)}{more}</li>")
     return html_block("<ul>\n" + "\n".join(items) + "\n</ul>") if items else ""
 
 
