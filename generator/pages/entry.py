@@ -227,9 +227,11 @@ def _local_svg(atlas: Atlas, g: nx.MultiDiGraph, e: Entry, order: dict[str, tupl
 
 
 def _spec_rows(page: Page, e: Entry) -> list[dict]:
-    specs = e.get("specs") or {}
+    specs, gaps = e.get("specs") or {}, e.get("gaps") or {}
     rows = []
     for key in SPEC_LABELS:
+        if key in gaps and key not in specs:  # a figure the page needs that is not on record, with the reason
+            rows.append({"label": SPEC_LABELS[key][0], "value": "not on record", "cite": "", "note": esc(gaps[key]), "gap": True})
         if key in specs:
             fact = specs[key]
             label, unit = SPEC_LABELS[key]
