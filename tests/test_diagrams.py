@@ -95,6 +95,24 @@ def test_the_static_drawing_and_its_words_agree_with_the_schedule():
     assert "after 13 steps" in diagrams.figure("batching") and "after 8 steps" in diagrams.figure("batching")
 
 
+def test_the_chunked_prefill_figure_marks_where_each_step_ends():
+    """Issue 48: each row shows its forward passes: a dashed mark at every step boundary and
+    the step's number, in the wide and the narrow drawing; without chunking the long prefill
+    is one step of its own."""
+    import re
+
+    html = diagrams.figure("chunked-prefill")
+    for svg in re.findall(r"<svg.*?</svg>", html, re.S):
+        marks = len(re.findall(r'class="atlas-dg__mark"', svg))
+        numbers = [int(n) for n in re.findall(r">(\d+)</text>", svg)]
+        # two rows: 6 steps without chunking, then as many whole steps as the width holds
+        first = numbers[:6]
+        rest = numbers[6:]
+        assert first == [1, 2, 3, 4, 5, 6] and rest == list(range(1, len(rest) + 1)) and len(rest) >= 6
+        assert marks == (6 + 1) + (len(rest) + 1)
+    assert "step 3 is long" in html
+
+
 def test_an_unknown_figure_name_is_a_finding_with_a_suggestion():
     atlas = load_atlas(REPO)
     found = problems("Intro [[kv-cache]].\n\n<!-- atlas:figure batchin -->\n", atlas, "docs/learn/x.md")

@@ -101,6 +101,15 @@ def chunked_prefill(w: int) -> Canvas:
     c.text(left, y + 14, "Without chunking", "strong", "start")
     y += 22
     x = left
+    def step_marks(bounds: list[float], top: float) -> None:
+        """Where one step (one forward pass) ends and the next begins: a dashed mark at each
+        boundary and the step's number under it."""
+        for b in bounds:
+            c.line(b - 1.5, top - 6, b - 1.5, top + 40, "mark")
+        for i, (a0, a1) in enumerate(zip(bounds, bounds[1:])):
+            c.text((a0 + a1) / 2 - 1.5, top + 56, str(i + 1), "small")
+
+    bounds = [x]
     for kind, length in (("d", 1), ("d", 1), ("p", 4), ("d", 1), ("d", 1), ("d", 1)):
         if kind == "d":
             c.rect(x, y, unit - 3, 34, "tok--a", 3)
@@ -109,26 +118,31 @@ def chunked_prefill(w: int) -> Canvas:
             c.rect(x, y, unit * length - 3, 34, "tok--p", 3)
             c.text(x + (unit * length - 3) / 2, y + 22, "prefill new prompt" if not narrow else "new prompt", "small")
         x += unit * length
-    c.text(left + unit * 4, y + 54, "A and B get no token for this long step", "small", "middle")
-    y += 72
+        bounds.append(x)
+    step_marks(bounds, y)
+    c.text(left, y + 76, "step 3 is long: A and B get no token in it", "small", "start")
+    y += 94
     c.text(left, y + 14, "With chunked prefill", "strong", "start")
     y += 22
     x = left
+    bounds = [x]
     for i in range(9):
         chunk = 1 <= i <= 4
+        wd = unit + (unit * 0.6 + 3 if chunk else 0)
+        if x + wd > w - 2:  # only whole steps: the row ends where the drawing does
+            break
         c.rect(x, y, unit - 3 - (2 if chunk else 0), 34, "tok--a", 3)
         c.text(x + (unit - 3) / 2, y + 22, "A B", "small")
-        wd = unit
         if chunk:
             c.rect(x + unit - 3, y, unit * 0.6, 34, "tok--p", 3)
             c.text(x + unit - 3 + unit * 0.3, y + 22, f"P{i}", "small")
-            wd += unit * 0.6
         x += wd
-        if x > w - unit + 2:
-            break
-    y += 54
-    rows = c.note(y, "Each step carries the running requests' next tokens plus a slice of the new prompt, up to a token "
-                     "budget: steps stay short and even, so the token stream never stalls.")
+        bounds.append(x)
+    step_marks(bounds, y)
+    y += 74
+    rows = c.note(y, "Each numbered step is one forward pass. With chunking it carries the running requests' next "
+                     "tokens plus a slice of the new prompt, up to a token budget: steps stay short and even, so the "
+                     "token stream never stalls.")
     c.rect(4, y + len(rows) * 18 - 6, 18, 14, "tok--a", 2)
     c.text(28, y + len(rows) * 18 + 6, "decode tokens", "small", "start")
     c.rect(150, y + len(rows) * 18 - 6, 18, 14, "tok--p", 2)

@@ -80,8 +80,9 @@ DIAGRAMS = {d.id: d for d in [
             "continuous batching E joins the step after B finishes, F after D, and so on: all eight are done after 8 steps.", batching),
     Diagram("chunked-prefill", "Chunked prefill",
             "A long prompt split into chunks that share steps with running decodes, instead of one long step that stalls them.",
-            "Two rows of forward passes. Without chunking, running requests A and B get a token each step until a "
-            "new prompt's prefill takes one long step, during which they get nothing. With chunked prefill every "
+            "Two rows of forward passes, each step numbered and its boundaries marked. Without chunking, running "
+            "requests A and B get a token each step until a new prompt's prefill takes one long step (step 3 of 6), "
+            "during which they get nothing. With chunked prefill every "
             "step carries A's and B's next tokens plus a slice of the new prompt, so steps stay short and even.",
             chunked_prefill),
     Diagram("prefix-tree", "Prefix caching's shared prefix tree",
