@@ -43,6 +43,21 @@ def test_nothing_is_fetched_for_search_until_the_reader_starts_one(search_page):
     assert any(u.endswith("/search/entries.json") for u in requests)
 
 
+def test_the_entries_file_comes_before_the_full_text_index(search_page):
+    """Issue 48: on a slow connection the small file that answers titles and aliases does not
+    share the line with the index of every word; the full text follows once it has arrived."""
+    import time
+
+    ask, _, requests = search_page
+    ask("prefill")
+    for _ in range(300):  # waiting for the second request, not timing it
+        if any("search_index.json" in u for u in requests):
+            break
+        time.sleep(0.1)
+    order = [u for u in requests if u.endswith("/search/entries.json") or "search_index.json" in u]
+    assert order and order[0].endswith("/search/entries.json") and any("search_index.json" in u for u in order), order
+
+
 @pytest.mark.parametrize("query, title", [("pagedatention", "PagedAttention"), ("qunatization", "Quantization"),
                                           ("kv cache", "KV cache"), ("H100 SXM", "NVIDIA H100 SXM"),
                                           ("speculativ decodng", "Speculative decoding"),

@@ -81,6 +81,25 @@ def test_edits_show_and_the_site_equals_a_clean_build(served, tmp_path):
     assert 'data-atlas-short="Serve test short.' in _page(out, "glossary/decode")
     assert site.patched > 20 and site.rendered < 20  # the cards rewritten in place, few pages rendered
 
+    # A save while the rest of the site is still being rebuilt: the rest stops, the newer
+    # page comes first, and the pass after it finishes both (issue 48: every edit within a
+    # second, not only the first). The check runs on every page here, so the test does not
+    # depend on how fast this machine renders.
+    import generator.serve.server as server
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(server, "INTERRUPT_CHECK_S", 0.0)
+    try:
+        _edit(terms / "decode.yaml", "short: >-\n  ", "short: >-\n  Serve test second short. ")
+        assert site.update(shown=lambda: _edit(terms / "tokenizer.yaml", "body: |\n", "body: |\n  Saved while busy.\n"))
+        assert site.interrupted  # the hover cards of the links to decode were left for the next pass
+        assert "Saved while busy." not in _page(out, "glossary/tokenizer")
+        assert site.update() and not site.interrupted
+        assert "Saved while busy." in _page(out, "glossary/tokenizer")
+        assert 'data-atlas-short="Serve test second short.' in _page(out, "glossary/prefill")
+    finally:
+        mp.undo()
+
     # A new entry: its page, and the glossary lists it.
     (terms / "serve-test-term.yaml").write_text(
         "title: Serve test term\nshort: A term that exists only in this test.\ncategory: runtime\n"

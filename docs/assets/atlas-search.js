@@ -58,6 +58,7 @@
       // background: at 10,000 entries indexing everything took about 0.3 s before a first answer.
       mini.addAll(data.slice(0, FIRST));
       render(lastQuery);
+      document.dispatchEvent(new Event("atlas:entries"));  // search-on-demand.js lets the full-text index load now
       if (data.length > FIRST) {
         mini.addAllAsync(data.slice(FIRST), { chunkSize: 500 }).then(function () { render(lastQuery); });
       }

@@ -4,7 +4,10 @@
  * Material for MkDocs requests search/search_index.json with XMLHttpRequest as soon as a
  * page loads. This script runs first (overrides/main.html) and defers that one request
  * until the search field gets focus: by click, tap, or Material's "/" and "s" shortcuts,
- * which all focus the field. Every other request passes through untouched.
+ * which all focus the field. Every other request passes through untouched. Where the page
+ * has the entries search (atlas-search.js), the full-text index waits further, until the
+ * entries file has arrived: on a slow phone connection the small file that answers titles
+ * and aliases is not made to share the line with the index of every word (2.3 MB).
  *
  * 2. Exact words first. Material searches every word as a prefix (TP becomes TP*), so an
  * abbreviation also matches longer words (TPU, TPS, TPOT) and a page with several of them
@@ -14,7 +17,7 @@
 (function () {
   "use strict";
   var INDEX = /\/search\/search_index\.json(\?|#|$)/;
-  var wanted = false, waiting = [];
+  var wanted = false, waiting = [], focused = false;
   var open = XMLHttpRequest.prototype.open, send = XMLHttpRequest.prototype.send;
 
   function want() {
@@ -55,6 +58,10 @@
   };
 
   document.addEventListener("focusin", function (e) {
-    if (e.target && e.target.classList && e.target.classList.contains("md-search__input")) want();
+    if (!(e.target && e.target.classList && e.target.classList.contains("md-search__input")) || focused) return;
+    focused = true;
+    if (!window.__atlasSearch) { want(); return; }  // no entries search on this page: nothing to wait for
+    document.addEventListener("atlas:entries", want, { once: true });
+    setTimeout(want, 4000);  // the entries file failed or is very slow: full text regardless
   }, true);
 })();

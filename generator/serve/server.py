@@ -61,6 +61,10 @@ def _stamps(folder: Path) -> dict[str, tuple[int, int]]:
     return out
 
 
+INTERRUPT_CHECK_S = 0.1
+"""How often the rest of a rebuild looks for a newer edit (a stat of the sources, a few ms)."""
+
+
 class Site:
     """A built site kept in memory: `full()` builds it the way `mkdocs build` does, and
     `update()` brings it up to date with the sources after an edit."""
@@ -78,6 +82,7 @@ class Site:
         self.docs: dict[str, tuple[int, int]] = {}
         self.setup: dict[str, tuple[int, int]] = {}
         self.rendered = 0  # pages rendered by the last update
+        self.interrupted = False  # whether the last update left its rest to the next (a newer edit came)
         self.patched = 0  # pages whose links' hover cards the last update rewrote
 
     # -- whole builds ---------------------------------------------------------------
@@ -139,6 +144,7 @@ class Site:
             return self.full()
         edited_docs = sorted(p for p in docs if docs[p] != self.docs[p])
         started = time.perf_counter()
+        before = self._source_stamps()
         timing.reset()
         try:
             with timing.no_collections():
@@ -183,9 +189,17 @@ class Site:
         if added or removed:
             self._reorder(generated, added, removed)
             files = plugin.files  # a new Files, in the new order
+        # A newer edit stops the rest of this pass (never a pass that added or removed pages,
+        # whose file list must be finished): the author's next page is written first, and
+        # what this pass left undone differs from what was written, so the next pass does it.
+        newer = self._newer_edit(before) if not (added or removed) else (lambda: False)
+        written: dict[str, str] = {}
         for path, text in generated.items():
+            if newer():
+                return self._interrupted(written, started, first, len(done))
             if path.endswith(".md"):
                 if done.get(path, "") == text:
+                    written[path] = text
                     continue
                 if text != self.generated.get(path) or path in rerender:
                     done[path] = text
@@ -194,6 +208,7 @@ class Site:
                 file = files.get_file_from_path(path)
                 file.content_string = text
                 file.copy_file()
+            written[path] = text
         cited = sources != self.sources
         for file in files.documentation_pages():  # handwritten pages link entries and cite sources by id
             if file.generated_by is None and file.src_uri not in done and (cited or file.src_uri in rerender):
@@ -212,10 +227,38 @@ class Site:
                     self._render(uri)
         plugin.generated, self.generated = generated, generated
         self.names, self.targets, self.sources = names, targets, sources
+        self.interrupted = False
         self._finish(pages_changed=bool(added or removed))
         self.rendered, self.patched = len(done), patched
         log.info(f"atlas serve: {len(done)} page(s) rendered again, {patched} with new hover cards; edited page(s) "
                  f"written after {first:.2f} s, all after {time.perf_counter() - started:.2f} s")
+        return True
+
+    def _source_stamps(self) -> dict[str, dict[str, tuple[int, int]]]:
+        return {name: _stamps(self.root / name) for name in WATCHED if (self.root / name).is_dir()}
+
+    def _newer_edit(self, before: dict) -> Callable[[], bool]:
+        """A check, cheap to call often, for a save made since this pass began: it looks at
+        the sources at most every INTERRUPT_CHECK_S."""
+        last = [time.perf_counter()]
+
+        def check() -> bool:
+            now = time.perf_counter()
+            if now - last[0] < INTERRUPT_CHECK_S:
+                return False
+            last[0] = now
+            return self._source_stamps() != before
+        return check
+
+    def _interrupted(self, written: dict[str, str], started: float, first: float, rendered: int) -> bool:
+        """Stop the rest of a pass for a newer edit: what was written counts as built; the
+        names, hover cards, sources and search index stay as they were, so the next pass
+        compares against them and finishes the job."""
+        self.generated = {**self.generated, **written}
+        self.plugin.generated = self.generated
+        self.rendered, self.patched, self.interrupted = rendered, 0, True
+        log.info(f"atlas serve: a newer edit came; edited page(s) written after {first:.2f} s, the rest is left "
+                 f"to the next pass after {time.perf_counter() - started:.2f} s")
         return True
 
     def _render(self, path: str, text: str | None = None) -> None:
