@@ -9,6 +9,7 @@ admonition, tables, pymdownx)."""
 from __future__ import annotations
 
 from functools import partial
+from typing import Callable
 
 import networkx as nx
 
@@ -37,8 +38,10 @@ class Emitter:
     def entry_page(self, e: Entry) -> str:
         return entry.page(self.site, e)
 
-    def files(self) -> dict[str, str]:
-        """Every generated file, keyed by its path inside the docs tree."""
+    def files(self, stop: Callable[[], bool] | None = None) -> dict[str, str]:
+        """Every generated file, keyed by its path inside the docs tree. `stop` (atlas serve,
+        which renders in one process): asked between jobs; when it says yes, Stopped is raised
+        and the files are left for the next build."""
         site, atlas, g = self.site, self.atlas, self.g
         files: dict[str, str] = {}
         # Every job on any core, each returning {path: text}: the graph exports and the index
@@ -52,9 +55,19 @@ class Emitter:
                 one("search/entries.json", partial(entries_json, atlas, site.rank))]
         jobs += [*linked_data.jobs(atlas), *llms.jobs(atlas), *feed.jobs(atlas)]  # SKOS, llms.txt, each entry as Markdown, the feed
         jobs += [one(e.src_path, partial(self.entry_page, e)) for e in atlas.entries.values()]
+        if stop is not None:  # one process, a check between jobs
+            for job in jobs:
+                if stop():
+                    raise Stopped
+                files.update(job())
+            return dict(sorted(files.items()))
         for made in fork_map(lambda job: job(), jobs, here=True):
             files.update(made)
         return dict(sorted(files.items()))
+
+
+class Stopped(Exception):
+    """Emitter.files gave up at its caller's request (a newer edit under atlas serve)."""
 
 
 def emit(atlas: Atlas, g: nx.MultiDiGraph, linker: Linker | None = None,

@@ -40,6 +40,7 @@ from typing import Callable
 from generator.speed import timing
 from generator.speed import workers
 from generator.kb.findings import AtlasError
+from generator.emit import Stopped
 from generator.pipeline import Memo, prepare
 
 log = logging.getLogger("mkdocs.plugins.atlas.serve")
@@ -173,8 +174,15 @@ class Site:
             shown()
         first = time.perf_counter() - started
 
-        # Everything else that changed with them.
-        generated = emitter.files()
+        # Everything else that changed with them. A newer save stops this part (never a pass
+        # that adds or removes pages, whose file list must be finished): the author's next
+        # page is written first, and what this pass left undone still differs from what was
+        # written, so the next pass does it.
+        newer = self._newer_edit(before)
+        try:
+            generated = emitter.files(stop=newer)
+        except Stopped:
+            return self._interrupted({p: t for p, t in done.items() if t is not None}, started, first, len(done))
         names, targets, sources = self._keys(plugin)
         carded = {i for i in targets.keys() | self.targets.keys() if targets.get(i) != self.targets.get(i)}
         renamed = set(names) ^ set(self.names)  # (name, id, URL) that came or went
@@ -189,11 +197,9 @@ class Site:
         if added or removed:
             self._reorder(generated, added, removed)
             files = plugin.files  # a new Files, in the new order
-        # A newer edit stops the rest of this pass (never a pass that added or removed pages,
-        # whose file list must be finished): the author's next page is written first, and
-        # what this pass left undone differs from what was written, so the next pass does it.
-        newer = self._newer_edit(before) if not (added or removed) else (lambda: False)
-        written: dict[str, str] = {}
+        if added or removed:
+            newer = lambda: False  # noqa: E731
+        written: dict[str, str] = {p: t for p, t in done.items() if t is not None}
         for path, text in generated.items():
             if newer():
                 return self._interrupted(written, started, first, len(done))
