@@ -691,9 +691,16 @@
       if (!c.fmtLabel) { runOut.appendChild(el("p", { text: "Pick a named weight format for a command: typed bits per weight name no file an engine can load." })); return; }
       if (!r) { runOut.appendChild(el("p", { text: "None of the devices listed holds " + c.m.title + " this way: a smaller format, a shorter context, fewer sequences or more devices." })); return; }
       function write(k) { return window.Atlas.launch(L, k, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: r.e.devices, fit: r.e }); }
-      if (!runChosen) {
-        var first = runOrder.filter(function (k) { try { write(k); return true; } catch (e) { return false; } })[0];
-        if (first) runWith.value = first;
+      if (!runChosen) {  // the engine that loads this format on this device best (loads.RANK), then the list's order
+        var RANK = { yes: 0, plugin: 1, partial: 1, unknown: 2, no: 3 };
+        var fcell = window.Atlas.formatCell ? window.Atlas.formatCell(L, c.fmtLabel) : null, bcell = L.platform_cells[r.d.platform || ""];
+        function rank(k) {
+          var eng = L.engines[k], f = fcell && eng.formats[fcell], b = bcell && eng.backends[bcell];
+          return Math.max(RANK[f ? f.status : "unknown"], RANK[b ? b.status : "unknown"]);
+        }
+        var first = runOrder.filter(function (k) { try { write(k); return true; } catch (e) { return false; } })
+          .map(function (k, i) { return [rank(k), i, k]; }).sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; })[0];
+        if (first) runWith.value = first[2];
       }
       var eng = L.engines[runWith.value], cmd;
       try {

@@ -179,4 +179,5 @@
   }
 
   window.Atlas.launch = launch;
+  window.Atlas.formatCell = formatCell;
 })();
