@@ -213,3 +213,19 @@ def test_the_run_it_panel_fits_a_phone(base, browser):
         assert size >= 12
     finally:
         page.close()
+
+
+def test_run_it_starts_on_the_engine_that_loads_the_format_best(base, browser):
+    """With no engine named, Run it takes the one whose format and backend cells load the
+    answer best: llama.cpp for a GGUF file (vLLM only through a plugin), vLLM for the 16-bit
+    release; the address keeps no engine the reader did not choose."""
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        goto(page, f"{base}/calculator/?model=qwen3-30b-a3b&format=q4_k_m&where=data-centre")
+        assert page.locator("#calc-run-with").input_value() == "llama-cpp"
+        assert page.locator("#calc-run pre").inner_text().startswith("llama-server")
+        assert "run_with" not in page.evaluate("location.href")
+        goto(page, f"{base}/calculator/?model=qwen3-30b-a3b&format=bf16&where=data-centre")
+        assert page.locator("#calc-run-with").input_value() == "vllm"
+    finally:
+        page.close()
