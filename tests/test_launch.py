@@ -229,3 +229,28 @@ def test_run_it_starts_on_the_engine_that_loads_the_format_best(base, browser):
         assert page.locator("#calc-run-with").input_value() == "vllm"
     finally:
         page.close()
+
+
+def test_a_model_that_needs_a_split_is_started_on_as_many_devices_as_it_needs(atlas, base, browser):
+    """DeepSeek-R1 in its released FP8 fits no single data-centre GPU: Run it offers each
+    device that could hold it split, over the fewest that hold it rounded up to a power of two
+    (tensor parallelism divides the attention heads evenly), and writes the command Python
+    writes for that many."""
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    try:
+        goto(page, f"{base}/calculator/?model=deepseek-r1&where=data-centre&n=8&run_on=amd-instinct-mi355x&run_with=vllm")
+        option = page.locator("#calc-run-on option:checked").inner_text()
+        assert option.startswith("AMD Instinct MI355X × ") and "(split" in option
+        n = int(option.split("× ")[1].split()[0])
+        m, d = model_spec(atlas.entries["deepseek-r1"]), pick_device(atlas, "amd-instinct-mi355x")
+        prec = precision_for(atlas, "fp8", None)
+        alone = estimate(m, d, prec, 4096, 8, 16)
+        assert alone.fits is False and alone.devices_needed <= n < 2 * alone.devices_needed and n & (n - 1) == 0
+        e = estimate(m, d, prec, 4096, 8, 16, devices=n)
+        want = launch(atlas, "vllm", Answer(atlas=atlas, model=atlas.entries["deepseek-r1"], device=d, fmt=prec.label, context=4096,
+                                            sequences=8, kv_bits=16, devices=e.devices, fit=e))
+        assert page.locator("#calc-run pre").inner_text().strip() == want.text().strip()
+        assert f"--tensor-parallel-size {n}" in want.text() and problems(atlas, want) == []
+        assert f"Split over {n} of them" in page.locator("#calc-run").inner_text()
+    finally:
+        page.close()

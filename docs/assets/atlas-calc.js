@@ -674,12 +674,21 @@
       }
       verdict.replaceChildren.apply(verdict, lines);
     }
+    function splitCount(r) {  // tensor parallelism divides the attention heads evenly: a power of two at least the devices needed
+      var n = 1;
+      while (n < r.e.devices_needed) n *= 2;
+      return n;
+    }
     function fillRun() {  // the devices that can start it, keeping the reader's pick
       var c = runCtx, keep = runOn.value || q.get("run_on");
-      var can = c.rows.filter(function (r) { return r.d.id !== "custom" && (r.e.fits || r.e.offload_gb); });
-      runOn.replaceChildren.apply(runOn, can.map(function (r) { return el("option", { value: r.d.id, text: r.d.title + (r.e.fits ? "" : " (offloading)") }); }));
+      // a device that holds it; one that would, split over as many as it needs; one that offloads
+      function split(r) { return !r.e.fits && r.e.can_split && splitCount(r) <= (r.d.max_devices || 8); }
+      var can = c.rows.filter(function (r) { return r.d.id !== "custom" && (r.e.fits || split(r) || r.e.offload_gb); });
+      runOn.replaceChildren.apply(runOn, can.map(function (r) {
+        return el("option", { value: r.d.id, text: r.d.title + (r.e.fits ? "" : split(r) ? " \u00d7 " + splitCount(r) + " (split" + (r.e.offload_gb ? ", or one offloading)" : ")") : " (offloading)") });
+      }));
       if (can.some(function (r) { return r.d.id === keep; })) runOn.value = keep;
-      else { var first = can.filter(function (r) { return r.e.fits; })[0] || can[0]; if (first) runOn.value = first.d.id; }
+      else { var first = can.filter(function (r) { return r.e.fits; })[0] || can.filter(split)[0] || can[0]; if (first) runOn.value = first.d.id; }
       renderRun();
     }
     function renderRun() {
@@ -690,7 +699,11 @@
       if (c.m.id === "custom") { runOut.appendChild(el("p", { text: "A model read from a config.json has no repository to start: pick it from the list for a command." })); return; }
       if (!c.fmtLabel) { runOut.appendChild(el("p", { text: "Pick a named weight format for a command: typed bits per weight name no file an engine can load." })); return; }
       if (!r) { runOut.appendChild(el("p", { text: "None of the devices listed holds " + c.m.title + " this way: a smaller format, a shorter context, fewer sequences or more devices." })); return; }
-      function write(k) { return window.Atlas.launch(L, k, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: r.e.devices, fit: r.e }); }
+      // a model that needs a split is started on as many devices as it needs, sized for them
+      // (llama-server offloads instead where it can: the reader's one device, part of the model in system memory)
+      var splitFit = !r.e.fits && r.e.can_split ? estimate(c.m, r.d, c.prec, c.t, c.s, c.kb, data.overhead, c.host, splitCount(r)) : null;
+      function fitFor(k) { return splitFit && !(L.engines[k].server === "llama-server" && r.e.offload_gb) ? splitFit : r.e; }
+      function write(k) { var f = fitFor(k); return window.Atlas.launch(L, k, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: f.devices, fit: f }); }
       if (!runChosen) {  // the engine that loads this format on this device best (loads.RANK), then the list's order
         var RANK = { yes: 0, plugin: 1, partial: 1, unknown: 2, no: 3 };
         var fcell = window.Atlas.formatCell ? window.Atlas.formatCell(L, c.fmtLabel) : null, bcell = L.platform_cells[r.d.platform || ""];
@@ -702,7 +715,7 @@
           .map(function (k, i) { return [rank(k), i, k]; }).sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; })[0];
         if (first) runWith.value = first[2];
       }
-      var eng = L.engines[runWith.value], cmd;
+      var eng = L.engines[runWith.value], cmd, fit = fitFor(runWith.value);
       try {
         cmd = write(runWith.value);
       } catch (err) {
@@ -715,6 +728,7 @@
           return el("li", {}, [el("code", { text: f.value === null ? f.name : f.name + " " + f.value }), document.createTextNode(": " + f.what + ".")]);
         }))]));
       cmd.notes.forEach(function (n) { runOut.appendChild(el("p", { class: "atlas-calc__runnote", text: n })); });
+      if (fit !== r.e) runOut.appendChild(el("p", { class: "atlas-calc__runnote", text: "Split over " + fit.devices + " of them: the fewest that hold it, rounded up to a power of two so that tensor parallelism divides the attention heads evenly; set \u201cHow many you have\u201d to " + fit.devices + " to see the figures for " + fit.devices + " in the table." }));
       var pr = r.one && r.one.decode_tps ? predict(X, "decode", c.m.id, r.d.id, c.fmtLabel, runWith.value) : null;
       var speed = pr ? "Expect about " + fmt(pr.band.ratio * r.one.decode_tps, 0) + " (" + fmt(pr.band.low * r.one.decode_tps, 0) + "\u2013" + fmt(pr.band.high * r.one.decode_tps, 0) +
                        ") tok/s for one sequence with " + eng.title + " (" + pr.basis + "), under a ceiling of " + fmt(r.one.decode_tps, 0) + "."
@@ -950,7 +964,7 @@
         more.textContent = showAll ? "Show the first " + FIRST_ROWS + " only" : "Show all " + trs.length + " devices (" + (trs.length - FIRST_ROWS) + " more)";
         more.setAttribute("aria-expanded", showAll ? "true" : "false");
         say(rows, s, hourly, leftOutText);
-        runCtx = { m: m, rows: rows, t: t, s: s, kb: kb, fmtLabel: format.value === "custom" || format.value === "config" ? "" : labelOf[format.value] };
+        runCtx = { m: m, rows: rows, t: t, s: s, kb: kb, prec: prec, host: host, fmtLabel: format.value === "custom" || format.value === "config" ? "" : labelOf[format.value] };
         fillRun();
         if (pricedHere) note("Cloud prices are each device entry\u2019s own on-demand price, with the cloud, the instance and the day it was read in the device\u2019s notes; type your own price above to change them.");
         Object.keys(lacking).forEach(function (k) { note(lacking[k].start + listed(lacking[k].names) + lacking[k].end); });
