@@ -704,16 +704,12 @@
       var splitFit = !r.e.fits && r.e.can_split ? estimate(c.m, r.d, c.prec, c.t, c.s, c.kb, data.overhead, c.host, splitCount(r)) : null;
       function fitFor(k) { return splitFit && !(L.engines[k].server === "llama-server" && r.e.offload_gb) ? splitFit : r.e; }
       function write(k) { var f = fitFor(k); return window.Atlas.launch(L, k, { model: c.m, device: r.d, fmt: c.fmtLabel, context: c.t, sequences: c.s, kv_bits: c.kb, devices: f.devices, fit: f }); }
-      if (!runChosen) {  // the engine that loads this format on this device best (loads.RANK), then the list's order
-        var RANK = { yes: 0, plugin: 1, partial: 1, unknown: 2, no: 3 };
-        var fcell = window.Atlas.formatCell ? window.Atlas.formatCell(L, c.fmtLabel) : null, bcell = L.platform_cells[r.d.platform || ""];
-        function rank(k) {
-          var eng = L.engines[k], f = fcell && eng.formats[fcell], b = bcell && eng.backends[bcell];
-          return Math.max(RANK[f ? f.status : "unknown"], RANK[b ? b.status : "unknown"]);
-        }
-        var first = runOrder.filter(function (k) { try { write(k); return true; } catch (e) { return false; } })
-          .map(function (k, i) { return [rank(k), i, k]; }).sort(function (x, y) { return x[0] - y[0] || x[1] - y[1]; })[0];
-        if (first) runWith.value = first[2];
+      if (!runChosen) {  // the engine that loads this format on this device best (launch's rank), then the list's order
+        var best = null;
+        runOrder.forEach(function (k) {
+          try { var made = write(k); if (best === null || made.rank < best[0]) best = [made.rank, k]; } catch (e) { /* cannot start it here */ }
+        });
+        if (best) runWith.value = best[1];
       }
       var eng = L.engines[runWith.value], cmd, fit = fitFor(runWith.value);
       try {

@@ -23,6 +23,9 @@
     return "'" + s.replace(/'/g, "'\"'\"'") + "'";
   }
 
+  var RANK = { yes: 0, plugin: 1, partial: 1, unknown: 2, no: 3 };  // knowledge.loads.RANK
+  function rankOf(x) { return x in RANK ? RANK[x] : RANK.unknown; }
+
   function F(name, value, what) { return { name: name, value: value, what: what }; }
 
   function share(a, floor, cap) {  // launch._share
@@ -172,12 +175,12 @@
     var notes = [], built = BUILD[eng.server](a, notes);
     if (runs === "partial" || runs === "unknown") notes.unshift(eng.title + " on " + backend + ": " + runs + (bcell.note ? " (" + bcell.note + ")" : "") + ".");
     if (status === "partial" || status === "unknown" || status === "plugin") notes.unshift(eng.title + " and " + a.fmt + ": " + status + (fcell.note ? " (" + fcell.note + ")" : "") + ".");
-    var c = { engine: eng.server, command: eng.command, model_arg: built[0], flags: built[1].filter(Boolean), kind: eng.kind, notes: notes, release: eng.release, after: null };
+    var c = { engine: eng.server, command: eng.command, model_arg: built[0], flags: built[1].filter(Boolean), kind: eng.kind, notes: notes, release: eng.release, after: null,
+              rank: Math.max(rankOf(status), rankOf(runs)) };  // how well it loads the format there (loads.RANK): 0 best
     if (eng.server === "ollama") { c.after = "ollama run " + c.model_arg; c.model_arg = ""; }
     c.text = text(c);
     return c;
   }
 
   window.Atlas.launch = launch;
-  window.Atlas.formatCell = formatCell;
 })();
