@@ -16,7 +16,7 @@ import networkx as nx
 from generator import pages
 from generator.exports import feed, linked_data, llms
 from generator.exports.data import glossary_json
-from generator.exports.search_index import entries_json
+from generator.exports.search_index import definitions_json, entries_json
 from generator.kb.model import Atlas, Entry
 from generator.knowledge.graph import to_graphml, to_json, view_json
 from generator.knowledge.link import Linker
@@ -52,7 +52,8 @@ class Emitter:
                 one("graph/graph-view.json", lambda: view_json(g, site.rank, atlas)),
                 *(partial(kind.pages, site) for kind in pages.KINDS),
                 one("glossary.json", partial(glossary_json, atlas)),
-                one("search/entries.json", partial(entries_json, atlas, site.rank))]
+                one("search/entries.json", partial(entries_json, atlas, site.rank)),
+                one("search/definitions.json", partial(definitions_json, atlas))]
         jobs += [*linked_data.jobs(atlas), *llms.jobs(atlas), *feed.jobs(atlas)]  # SKOS, llms.txt, each entry as Markdown, the feed
         jobs += [one(e.src_path, partial(self.entry_page, e)) for e in atlas.entries.values()]
         if stop is not None:  # one process, a check between jobs

@@ -137,7 +137,8 @@ def every_export_parses(root: Path) -> None:
     _, files, _ = build(root)
     rdflib.Graph().parse(data=files["glossary.skos.ttl"], format="turtle")
     rdflib.Graph().parse(data=files["glossary.skos.jsonld"], format="json-ld")
-    for name in ("glossary.json", "graph/graph.json", "graph/graph-view.json", "search/entries.json"):
+    for name in ("glossary.json", "graph/graph.json", "graph/graph-view.json", "search/entries.json",
+                 "search/definitions.json"):
         json.loads(files[name])
     ET.fromstring(files["graph/graph.graphml"].encode("utf-8"))
     assert files["llms.txt"].startswith("#") and files["llms-full.txt"]

@@ -2,7 +2,8 @@
  *
  * On the first focus of the search field this loads MiniSearch (assets/vendor) and
  * search/entries.json (one short record per entry, comparison page and tool, written by
- * generator/search_index.py), and from then on answers every keystroke from them, above
+ * generator/exports/search_index.py), then the definitions (search/definitions.json), and
+ * from then on answers every keystroke from them, above
  * Material's full-text results: titles and aliases within one or two edits ("pagedatention"),
  * "A vs B" to the comparison of A and B, and questions about choosing or sizing to the guide
  * or the calculator. Each result shows its title, its kind and its one-line definition once.
@@ -30,15 +31,16 @@
 
   function load() {
     if (loading) return loading;
-    loading = new Promise(function (resolve, reject) {
+    // MiniSearch and the records travel together (one round trip, not two, on a slow line);
+    // the definitions follow once the records are indexed, and the full-text index after them.
+    loading = Promise.all([new Promise(function (resolve, reject) {
       var s = document.createElement("script");
       s.src = ROOT + "assets/vendor/minisearch.js";
       s.onload = resolve;
       s.onerror = reject;
       document.head.appendChild(s);
-    }).then(function () {
-      return fetch(ROOT + "search/entries.json").then(function (r) { return r.json(); });
-    }).then(function (data) {
+    }), fetch(ROOT + "search/entries.json").then(function (r) { return r.json(); })]).then(function (both) {
+      var data = both[1];
       docs = {};
       data.forEach(function (d) {
         docs[d.id] = d;
@@ -58,7 +60,13 @@
       // background: at 10,000 entries indexing everything took about 0.3 s before a first answer.
       mini.addAll(data.slice(0, FIRST));
       render(lastQuery);
-      document.dispatchEvent(new Event("atlas:entries"));  // search-on-demand.js lets the full-text index load now
+      var defined = function () {
+        render(lastQuery);
+        document.dispatchEvent(new Event("atlas:entries"));  // search-on-demand.js lets the full-text index load now
+      };
+      fetch(ROOT + "search/definitions.json").then(function (r) { return r.json(); }).then(function (defs) {
+        Object.keys(defs).forEach(function (id) { if (docs[id]) docs[id].short = defs[id]; });
+      }).then(defined, defined);
       if (data.length > FIRST) {
         mini.addAllAsync(data.slice(FIRST), { chunkSize: 500 }).then(function () { render(lastQuery); });
       }
@@ -152,10 +160,12 @@
     kind.textContent = d.kind;
     h.appendChild(document.createTextNode(" "));
     h.appendChild(kind);
-    var p = document.createElement("p");
-    p.textContent = d.short;
     article.appendChild(h);
-    article.appendChild(p);
+    if (d.short) {  // the definitions arrive just after the records (search/definitions.json)
+      var p = document.createElement("p");
+      p.textContent = d.short;
+      article.appendChild(p);
+    }
     a.appendChild(article);
     li.appendChild(a);
     return li;

@@ -6,8 +6,9 @@
  * until the search field gets focus: by click, tap, or Material's "/" and "s" shortcuts,
  * which all focus the field. Every other request passes through untouched. Where the page
  * has the entries search (atlas-search.js), the full-text index waits further, until the
- * entries file has arrived: on a slow phone connection the small file that answers titles
- * and aliases is not made to share the line with the index of every word (2.3 MB).
+ * entries file and its definitions have arrived: on a slow phone connection the small files
+ * that answer titles and aliases are not made to share the line with the index of every
+ * word (2.3 MB).
  *
  * 2. Exact words first. Material searches every word as a prefix (TP becomes TP*), so an
  * abbreviation also matches longer words (TPU, TPS, TPOT) and a page with several of them
