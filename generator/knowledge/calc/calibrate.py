@@ -35,10 +35,11 @@ WIDEN = 1 / 3
 """How far a thin family's band is widened each way: low x (1 - WIDEN), high x (1 + WIDEN)."""
 
 BACKENDS = {"cuda": "CUDA", "rocm": "ROCm", "vulkan": "Vulkan", "sycl": "SYCL", "metal": "Metal", "mlx": "MLX",
-            "cpu": "CPU", "opencl": "OpenCL", "tpu": "TPU"}
+            "cpu": "CPU", "opencl": "OpenCL", "tpu": "TPU", "neuron": "Neuron"}
 
 PLATFORM_BACKENDS = {"cuda": ("cuda", "vulkan"), "rocm": ("rocm", "vulkan"), "apple": ("metal", "mlx"),
-                     "intel": ("sycl", "vulkan"), "cpu": ("cpu",), "tpu": ("tpu",)}
+                     "intel": ("sycl", "vulkan"), "cpu": ("cpu",), "tpu": ("tpu",),
+                     "neuron": ("neuron",)}
 """The backends an engine may run on a device of each platform (specs.VENDOR_PLATFORM)."""
 
 
@@ -125,6 +126,23 @@ def _usable(p: Point) -> bool:
     prompt)."""
     return (p.ratio is not None and p.ratio <= 1.0 and p.row.batch == 1 and p.row.devices == 1
             and not p.row.excluded)
+
+
+def _usable_at_scale(p: Point) -> bool:
+    """A row that calibrates only where nothing of one request on one device exists for the
+    vendor, and only on its own kind of device: split over several chips or serving several
+    requests at once, as every published run on TPUs and Trainium is (a model that fits one
+    chip is still served over four or sixteen). Their ratios are lower than one chip's would
+    be, so the band errs slow."""
+    return p.ratio is not None and p.ratio <= 1.0 and not p.row.excluded
+
+
+def _at_scale(pr: Prediction) -> Prediction:
+    b = pr.band
+    wide = Band(b.ratio, b.low * (1 - WIDEN), min(1.0, b.high * (1 + WIDEN)), b.n)
+    text = pr.text.replace("measured: ", "calibrated from ", 1)
+    return Prediction(wide, "calibrated", f"{text}; each ran split over several chips or with several requests at once, "
+                                          "none as one request on one chip, so the band is widened", pr.engine, pr.backend)
 
 
 @dataclass(frozen=True)
@@ -304,7 +322,17 @@ def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: fl
             pts = memo[(kind, engine, backend)] = [p for p in points(atlas) if p.kind == kind and _usable(p)
                                                    and (engine is None or p.row.engine == engine)
                                                    and (backend is None or p.row.backend == backend)]
-        memo[key] = predict(atlas, pts, model, dev, label)
+        pr = predict(atlas, pts, model, dev, label)
+        if pr is None:  # nothing of one request on one chip of this vendor: runs at scale, said so
+            wide = memo.get((kind, engine, backend, "at scale"))
+            if wide is None:
+                wide = memo[(kind, engine, backend, "at scale")] = [
+                    p for p in points(atlas) if p.kind == kind and _usable_at_scale(p)
+                    and (engine is None or p.row.engine == engine) and (backend is None or p.row.backend == backend)]
+            fam = device_family(dev)  # runs at scale stay on their own kind of device, never a vendor's other kinds
+            pr = predict(atlas, [p for p in wide if p.family[2] == fam], model, dev, label)
+            pr = _at_scale(pr) if pr is not None else None
+        memo[key] = pr
     pr = memo[key]
     if pr is None:
         title = atlas.entries[engine].title if engine in atlas.entries else "any engine"
