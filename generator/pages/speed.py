@@ -30,7 +30,8 @@ def _row_cells(atlas: Atlas, page: Page, p, subject: str | None) -> list[str]:
     """A published row as table cells: [model or device,] format, engine, test, measured, ceiling, ratio."""
     r = p.row
     what = {"model": page.a(r.model), "device": page.a(r.device) + (f" × {r.devices}" if r.devices > 1 else "")}
-    test = esc_html(r.test) + (f", batch {r.batch}" if r.batch > 1 else "")
+    test = (esc_html(r.test) + (f", batch {r.batch}" if r.batch > 1 else "")
+            + (f", over {r.devices}" if r.devices > 1 and subject == "model" else ""))  # a device page: how many of it ran
     ratio = f"{p.ratio:.2f}" if p.ratio else "—"
     if p.ratio and p.ratio > 1:
         ratio += ("<br><span class='atlas-sub' title='Above the ceiling: the file it ran is smaller than the format as "
