@@ -37,6 +37,21 @@ PLAIN = ("the of and a to in is that for it as with on by this are be at from or
 KIND_SHARE = (("term", 0.70), ("engine", 0.12), ("hardware", 0.10), ("model", 0.08))
 
 
+SEGMENT_MIX = ("data-centre",) * 6 + ("workstation", "consumer", "consumer", "unified-memory", "unified-memory", "edge")
+"""The synthetic devices' segments, in about the real catalogue's proportions."""
+
+MODEL_SHAPES = (
+    {"params_total_b": 8.03, "layers": 32, "attention_heads": 32, "kv_heads": 8, "head_dim": 128, "hidden_size": 4096,
+     "vocab_size": 128256, "intermediate_size": 14336, "context_length": 131072, "attention": "gqa", "architecture": "dense"},
+    {"params_total_b": 70.6, "layers": 80, "attention_heads": 64, "kv_heads": 8, "head_dim": 128, "hidden_size": 8192,
+     "vocab_size": 128256, "intermediate_size": 28672, "context_length": 131072, "attention": "gqa", "architecture": "dense"},
+    {"params_total_b": 30.5, "params_active_b": 3.3, "layers": 48, "attention_heads": 32, "kv_heads": 4, "head_dim": 128,
+     "hidden_size": 2048, "vocab_size": 151936, "experts_total": 128, "experts_active": 8, "moe_intermediate_size": 768,
+     "context_length": 32768, "attention": "gqa", "architecture": "moe"},
+)
+"""Shapes of Llama 3.1 8B, Llama 3.3 70B and Qwen3-30B-A3B (their config.json files), given to synthetic models."""
+
+
 def _title(rng: random.Random, used: set[str]) -> str:
     while True:
         n = rng.choice((1, 2, 2, 3))
@@ -130,14 +145,17 @@ def make_corpus(dest: Path, n: int, seed: int = 1) -> None:
             data["features"] = {t: {"status": rng.choice(["yes", "no", "partial"]), "source": srcs[0]}
                                 for t in rng.sample([t[0] for t in terms], min(8, len(terms)))}
         elif kind == "hardware":
-            data.update(vendor="Synthetic", segment="data-centre", **{"class": "gpu"})
-            data["specs"] = {"memory_gb": {"value": rng.choice([16, 24, 32, 80]), "source": srcs[0]},
-                             "bandwidth_gbs": {"value": rng.choice([500, 1000, 3350]), "source": srcs[1]}}
+            # Spread over the segments as the real catalogue is, with the figures a fit table
+            # and the calculator use: every model page has a row for it.
+            data.update(vendor="Synthetic", segment=rng.choice(SEGMENT_MIX), **{"class": "gpu"})
+            data["specs"] = {"memory_gb": {"value": rng.choice([16, 24, 32, 48, 80, 128, 192]), "source": srcs[0]},
+                             "bandwidth_gbs": {"value": rng.choice([272, 500, 1000, 1800, 3350, 8000]), "source": srcs[1]},
+                             "fp16_tflops": {"value": rng.choice([30, 120, 400, 990, 2250]), "source": srcs[2]}}
         else:
+            # A real model's shape (dense or mixture of experts), so that its page has the fit
+            # tables a real model page has and every device page lists it.
             data["developer"] = "Synthetic"
-            data["specs"] = {"params_total_b": {"value": rng.choice([8, 14, 70]), "source": srcs[0]},
-                             "layers": {"value": rng.choice([32, 48, 80]), "source": srcs[0]},
-                             "attention": {"value": "gqa", "source": srcs[0]}}
+            data["specs"] = {k: {"value": v, "source": srcs[0]} for k, v in rng.choice(MODEL_SHAPES).items()}
         (g / folder / f"{eid}.yaml").write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=100))
     engines = by_kind.get("engine", [])
     for i in range(max(1, n // 500)):

@@ -145,8 +145,13 @@ def test_the_kv_table_is_the_models_figures_and_each_model_page_highlights_its_o
     for src in ["glossary/kv-cache.md"] + [f"models/{m}.md" for m in expected]:
         md = built[src]
         rows = _table(md, "Model</th><th>Attention")
-        assert set(rows) == titles, src
-        for title, b, ctx, specs in expected.values():
+        drawn = re.findall(r'class="atlas-fig__line[^"]*" data-id="([\w-]+)"', _svg(md, "kv"))
+        if src.startswith("glossary/"):
+            assert set(rows) == titles, src  # the KV-cache page lists every model
+        else:  # a model page lists the ones its chart draws, and says where the rest are (issue 48: pages stay light)
+            assert set(rows) == {expected[m][0] for m in drawn}, src
+            assert len(expected) <= 12 or ("KV-cache page" in md and "#fig-kv-cache" in md), src
+        for title, b, ctx, specs in (v for v in expected.values() if v[0] in rows):
             cells = rows[title]
             assert _num(cells[1]) == round(b)
             assert _num(cells[2]) == pytest.approx(round(_kv_bytes(specs, 8192) / 1e9, 2))

@@ -190,3 +190,34 @@ def test_atlas_serve_shows_an_edited_entry(tmp_path):
             proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_kept_body_scans_equal_a_fresh_reading_after_names_change(tmp_path):
+    """Issue 48: a short edit kept every body's scan but a title edit read all 1,002 bodies
+    again. Now a changed short keeps them all, and a changed title or alias reads again only
+    the bodies that hold one of its words; what is kept must equal a fresh reading."""
+    from conftest import copy_repo
+    from generator.kb.undefined import covered_names
+    from generator.knowledge.link import Linker
+    from generator.pipeline import Memo, load_atlas, scan_bodies
+
+    root = copy_repo(tmp_path / "repo")
+    memo = Memo()
+
+    def read(memo):
+        atlas = load_atlas(root)
+        return scan_bodies(atlas, Linker.from_atlas(atlas), covered_names(atlas), memo=memo), atlas
+
+    first, _ = read(memo)
+    kept = dict(memo.scans)
+    terms = root / "glossary" / "terms"
+    _edit(terms / "prefill.yaml", "short: >-\n  ", "short: >-\n  A new definition. ")
+    after_short, _ = read(memo)
+    assert all(memo.scans[i] is kept[i] for i in kept)  # a short is on hover cards, not in any scan
+    _edit(terms / "tokenizer.yaml", "title: Tokenizer", "title: Tokeniser")
+    _edit(terms / "kv-cache.yaml", "aliases: [", "aliases: [Zorblax store, ")
+    after_title, atlas = read(memo)
+    fresh = scan_bodies(atlas, Linker.from_atlas(atlas), covered_names(atlas))
+    assert after_title == fresh
+    again = [i for i in kept if memo.scans[i] is not kept[i]]
+    assert 0 < len(again) < len(kept) / 2, len(again)  # only bodies with one of the changed words

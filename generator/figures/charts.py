@@ -224,8 +224,9 @@ def roofline_svg(devices: list[dict]) -> str:
 
 
 KV_CHART_LIMIT = 12
-"""Lines on one KV chart: past a dozen they cannot be told apart. The table under it lists
-every model; the chart draws the highlighted one and others spread over the range of sizes."""
+"""Lines on one KV chart: past a dozen they cannot be told apart. The chart draws the
+highlighted one and others spread over the range of sizes; on the KV-cache page the table
+under it lists every model, on a model page the ones drawn."""
 
 
 def chart_models(models: list[dict], highlight: str | None = None) -> list[dict]:
@@ -301,8 +302,12 @@ def kv_md(atlas: Atlas, page, highlight: str | None = None, level: int = 2) -> s
     models = kv_models(atlas)
     if not models or (highlight and highlight not in {m["entry"].id for m in models}):
         return ""
+    # A model page lists the models its chart draws; the KV-cache page lists every one, so a
+    # model page weighs the same whatever the size of the catalogue (issue 48).
+    every = next((t for t in KV_TERMS if t in atlas.entries), None)
+    listed = chart_models(models, highlight) if highlight else models
     rows = []
-    for m in models:
+    for m in listed:
         e = m["entry"]
         name = f"<strong>{esc(e.title)}</strong>" if e.id == highlight else page.a(e.id)
         full = f"{m['context']:,} → {m['gb'](m['context']):,.2f}" if m["context"] else ""
@@ -310,7 +315,11 @@ def kv_md(atlas: Atlas, page, highlight: str | None = None, level: int = 2) -> s
                      f"{m['gb'](KV_TABLE_TOKENS):,.2f}", full])
     h = "#" * level
     lead = (f"{esc(models_title(models, highlight))}'s line is highlighted among the other models'. " if highlight else "")
-    if len(models) > KV_CHART_LIMIT:
+    if len(listed) < len(models):
+        where = (f"[the KV-cache page]({page.to(atlas.entries[every].src_path)}#fig-kv-cache) lists them all" if every
+                 else f"the [calculator]({page.to('calculator.md')}) sizes any of them")
+        lead += f"The chart and the table show {len(listed)} of the {len(models)} models, spread over the range of sizes; {where}. "
+    elif len(models) > KV_CHART_LIMIT:
         lead += (f"The chart draws {len(chart_models(models, highlight))} of the {len(models)} models, spread over the range "
                  "of sizes; the table lists them all. ")
     return (f"{h} KV cache against context length {{ #fig-kv-cache data-search-exclude }}\n"

@@ -10,12 +10,36 @@ from generator.kb.model import Atlas, Entry
 from generator.knowledge.calc import NOT_ONE_DEVICE as PER_DEVICE_EXCLUDED  # racks and product families
 from generator.render.page import Page
 
-FIT_LIMIT = 32
+FIT_ROWS = 64
 
 
-"""At most this many rows in each group (tab) of a fit table: a model page groups devices by
-segment (data centre, workstation, consumer GPU, unified memory, edge), a device page groups
-models by size (SIZE_GROUPS). Pages stay bounded as the catalogue grows."""
+"""At most this many rows in a fit table, over all its groups (tabs): a model page groups
+devices by segment (data centre, workstation, consumer GPU, unified memory, edge), a device
+page groups models by size (SIZE_GROUPS). The catalogue's 62 devices and 47 models all have
+their rows; past the budget a group keeps rows spread across its range (memory, or size)
+and the calculator lists every one, so an entry page weighs the same at 1,000 entries as at
+3,000 (issue 48: it grew 2.1x when every device had a row)."""
+
+
+def _shares(sizes: list[int], budget: int = FIT_ROWS) -> list[int]:
+    """How many rows each group keeps: all of a small group, and the rest of the budget
+    shared evenly among the larger ones (the smallest groups are served first)."""
+    out, left = [0] * len(sizes), budget
+    for k, i in enumerate(sorted(range(len(sizes)), key=lambda i: sizes[i])):
+        out[i] = min(sizes[i], left // (len(sizes) - k))
+        left -= out[i]
+    return out
+
+
+def _spread(entries: list, k: int) -> list:
+    """k of the entries, evenly spaced through them (their first and last among them), in
+    their order: a group sorted by memory or size keeps its whole range."""
+    n = len(entries)
+    if k >= n:
+        return list(entries)
+    if k <= 1:
+        return list(entries[:k])
+    return [entries[round(j * (n - 1) / (k - 1))] for j in range(k)]
 
 
 def _fit_precisions(atlas: Atlas) -> list[tuple[str, float]]:
@@ -64,7 +88,7 @@ looks among the small and mid-size ones, a rack's owner among the largest."""
 @dataclass(frozen=True)
 class _Group:
     """One tab of a fit table: its id, its label, the rows (entry and calculator figures),
-    and how many the group has before the FIT_LIMIT cap."""
+    and how many the group has before the FIT_ROWS budget."""
 
     id: str
     label: str
@@ -72,8 +96,12 @@ class _Group:
     total: int
 
 
-def _group(key: str, label: str, entries: list[Entry], spec) -> _Group:
-    return _Group(key, label, [(x, spec(x)) for x in entries[:FIT_LIMIT]], len(entries))
+def _groups(named: list[tuple[str, str, list[Entry]]], spec) -> list[_Group]:
+    """The non-empty groups, each with its share of the FIT_ROWS budget."""
+    named = [g for g in named if g[2]]
+    keep = _shares([len(entries) for _, _, entries in named])
+    return [_Group(key, label, [(x, spec(x)) for x in _spread(entries, k)], len(entries))
+            for (key, label, entries), k in zip(named, keep)]
 
 
 @dataclass
@@ -94,17 +122,19 @@ class _FitPairs:
         from generator.render.labels import SEGMENTS, VALUE_LABELS
 
         devices = sorted(sized_devices(atlas), key=lambda d: -d.get("specs")["memory_gb"]["value"])
-        by_segment = [_group(seg, VALUE_LABELS[seg], [d for d in devices if d.get("segment") == seg], device_spec) for seg in SEGMENTS]
+        by_segment = _groups([(seg, VALUE_LABELS[seg], [d for d in devices if d.get("segment") == seg]) for seg in SEGMENTS],
+                             device_spec)
         specs = {x.id: model_spec(x) for x in atlas.of_kind("model")}  # worked out once, for the order and the rows
         models = sorted((x for x in atlas.of_kind("model") if specs[x.id].params_b), key=lambda x: (specs[x.id].params_b, x.title))
-        by_size, low = [], 0.0
+        sized, low = [], 0.0
         for high, key, label in SIZE_GROUPS:
-            by_size.append(_group(key, label, [x for x in models if low < specs[x.id].params_b <= high], lambda x: specs[x.id]))
+            sized.append((key, label, [x for x in models if low < specs[x.id].params_b <= high]))
             low = high
+        by_size = _groups(sized, lambda x: specs[x.id])
         m, fmt = atlas.entries.get(DECODE_MODEL), formats(atlas).get(DECODE_FORMAT)
         # the reference model in its format part by part (Q4_K_M: the head at Q6_K), with the format's label and source
         exact = precisions(atlas).get(DECODE_FORMAT)
-        return cls(_fit_precisions(atlas), [g for g in by_segment if g.total], [g for g in by_size if g.total],
+        return cls(_fit_precisions(atlas), by_segment, by_size,
                    (m, model_spec(m), exact, *fmt[1:]) if m is not None and fmt is not None else None)
 
 
@@ -139,13 +169,15 @@ def _fit_table(atlas: Atlas, page: Page, e: Entry, fit: _FitPairs) -> dict | Non
             rows.append({"a": page.a(other.id), "cells": cells})
             _measured_cells(atlas, page, cells, fit, e.id if e.kind == "model" else other.id, other.id if e.kind == "model" else e.id)
         if rows:
-            first = "the largest" if e.kind == "model" else "the smallest"
-            out.append({"id": g.id, "label": g.label, "rows": rows,
-                        "count": f"{len(rows)} of {g.total}, {first}" if len(pairs) < g.total else str(len(rows))})
+            sampled = len(pairs) < g.total
+            out.append({"id": g.id, "label": g.label, "rows": rows, "total": g.total, "sampled": sampled,
+                        "count": f"{len(rows)} of {g.total}" if sampled else str(len(rows)),
+                        "all": page.to("calculator.md") + f"?model={e.id}&where={g.id}&rows=all" if e.kind == "model" else None})
     if not out:
         return None
     labels = [p[0] for p in fit.precisions] if e.kind == "model" else device_labels(e, fit.precisions)
     return {"precisions": labels, "groups": out, "grouped_by": "where it runs" if e.kind == "model" else "total parameters",
+            "sampled": [g for g in out if g["sampled"]],
             "calc": page.to("calculator.md"), "how": page.to("calculator/expected-speed.md"), "subject": "device" if e.kind == "model" else "model",
             "measured": any(c.get("measured") for g in out for r in g["rows"] for c in r["cells"])}
 
