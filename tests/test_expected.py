@@ -230,6 +230,16 @@ def test_the_calculator_gives_the_same_expected_speed_as_python(atlas, base, bro
         fmt = lambda v: f"{v:,.1f}" if v < 10 else f"{v:,.0f}"  # noqa: E731
         assert line.startswith(f"expect about {fmt(x.tps)} ({fmt(x.low)}–{fmt(x.high)}) tok/s"), line
         assert line.endswith(x.basis)
+    # TPUs and Trainium, calibrated only from runs at scale: the page's port takes the same second step
+    goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=bf16&context=4096&where=data-centre&rows=all")
+    prec16 = precision_for(atlas, "bf16", None)
+    for dev in ("google-tpu-v6e", "aws-trainium2"):
+        e = estimate(m, device_spec(atlas.entries[dev]), prec16, 4096, 1)
+        x = expected(atlas, "llama-3-1-8b", dev, "bf16", e.decode_tps)
+        line = page.locator(f"tr[data-device='{dev}'] .atlas-calc__expected").inner_text()
+        assert x.basis == "calibrated" and line.startswith(f"expect about {fmt(x.tps)} ({fmt(x.low)}–{fmt(x.high)}) tok/s"), line
+        assert "several chips" in page.locator(f"tr[data-device='{dev}'] .atlas-calc__expected").get_attribute("title")
+    goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&context=4096&where=consumer")
     # an engine with no published rows there: ceiling only, said plainly; the choice stays in the URL
     page.select_option("#calc-engine", "mlx-lm")
     assert "ceiling only" in page.locator("tr[data-device='nvidia-rtx-4090'] .atlas-calc__expected").inner_text()

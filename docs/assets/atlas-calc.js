@@ -397,10 +397,23 @@
     return Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0); })[0].split("\u0000");
   }
   function familyLabel(X, eb, where) { return (X.engines[eb[0]] || eb[0]) + " (" + (X.backends[eb[1]] || eb[1]) + ") on " + where; }
+  /* Where a vendor has nothing of one request on one chip (TPUs, Trainium), its runs at scale
+   * (split over chips, or many requests at once) calibrate on their own kind of device, the band
+   * widened again and the basis saying so: calibrate.expected's second step. */
   function predict(X, kind, modelId, deviceId, label, engine) {
     var dev = X && X.devices[String(deviceId).split("@")[0]];
     if (!dev) return null;
-    var all = X.rows[kind].filter(function (r) { return !engine || r[3] === engine; });
+    var got = predictFrom(X, X.rows[kind], dev, modelId, deviceId, label, engine);
+    if (got || !X.scale) return got;
+    got = predictFrom(X, X.scale[kind].filter(function (r) { return r[5] === dev.family; }), dev, modelId, deviceId, label, engine);
+    if (!got) return null;
+    var b = got.band;
+    return { band: { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin },
+             basis: "calibrated", text: got.text.replace("measured: ", "calibrated from ") + "; each ran split over several chips or with several " +
+             "requests at once, none as one request on one chip, so the band is widened" };
+  }
+  function predictFrom(X, rowsOfKind, dev, modelId, deviceId, label, engine) {
+    var all = rowsOfKind.filter(function (r) { return !engine || r[3] === engine; });
     var pts = all.filter(function (r) { return !dev.backends || dev.backends.indexOf(r[4]) >= 0; });
     var fk = formatKey(label), base = String(deviceId).split("@")[0], s = function (n) { return n === 1 ? "" : "s"; };
     var own = pts.filter(function (r) { return r[0] === base && r[1] === modelId && r[2] === fk; });

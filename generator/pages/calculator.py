@@ -103,20 +103,20 @@ def _calculator_expected(atlas: Atlas) -> dict:
     calibrating row's ratio with its device, model, format and family, and each device's
     family, vendor and the backends its platform runs."""
     from generator.knowledge.calc import device_family, device_spec, points
-    from generator.knowledge.calc.calibrate import BACKENDS, MIN_ROWS, PLATFORM_BACKENDS, WIDEN, _usable, format_key
+    from generator.knowledge.calc.calibrate import BACKENDS, MIN_ROWS, PLATFORM_BACKENDS, WIDEN, _usable, _usable_at_scale, format_key
 
-    rows = {"decode": [], "prefill": []}
+    rows, scale = {"decode": [], "prefill": []}, {"decode": [], "prefill": []}
     for p in points(atlas):
-        if _usable(p):
-            rows[p.kind].append([p.row.device, p.row.model, format_key(p.format_label), p.row.engine, p.row.backend,
-                                 p.family[2], round(p.ratio, 9)])
+        if _usable(p) or _usable_at_scale(p):  # the second: only where a vendor has nothing of the first (calibrate.expected)
+            (rows if _usable(p) else scale)[p.kind].append([p.row.device, p.row.model, format_key(p.format_label), p.row.engine,
+                                                            p.row.backend, p.family[2], round(p.ratio, 9)])
     devices = {}
     for e in atlas.of_kind("hardware"):
         d = device_spec(e)
         devices[e.id] = {"family": device_family(e), "vendor": e.get("vendor") or "",
                          "backends": list(PLATFORM_BACKENDS[d.platform]) if d.platform in PLATFORM_BACKENDS else None}
     engines = sorted({p.row.engine for p in points(atlas)})
-    return {"rows": rows, "devices": devices, "engines": {x: atlas.entries[x].title for x in engines},
+    return {"rows": rows, "scale": scale, "devices": devices, "engines": {x: atlas.entries[x].title for x in engines},
             "backends": BACKENDS, "min_rows": MIN_ROWS, "widen": WIDEN}
 
 
