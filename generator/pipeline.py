@@ -45,6 +45,7 @@ class Memo:
         self.fresh: set[str] = set()  # the files parsed anew by the last load: what the author changed
         self.scans: dict[str, tuple[str, "Scan"]] = {}  # entry id -> (body, scan)
         self.scan_key: tuple | None = None  # the term index and names the scans were made with
+        self.checked: dict = {}  # (path, kind, id, first of its id) -> (text, findings): validate's own checks of each document
 
 
 def _load(root: Path, memo: Memo | None = None) -> Loaded:
@@ -70,7 +71,7 @@ def _load(root: Path, memo: Memo | None = None) -> Loaded:
     with stage("load"):
         docs, findings = load_tree(root, memo)
     with stage("validate"):
-        findings += validate(docs, meanwhile=prepare)
+        findings += validate(docs, meanwhile=prepare, kept=memo.checked if memo is not None else None)
         errors = [f for f in findings if f.severity == "error"]
         if errors:
             raise AtlasError(errors)
@@ -121,18 +122,25 @@ def scan_bodies(atlas: Atlas, linker=None, covered: set[str] | None = None, mean
         return {e.id: r for e, r in zip(entries, fork_map(scan, entries, min_items=500, here=True, meanwhile=meanwhile))}
     # A scan depends on the names and the entries they point to, not on what a link's hover
     # card says: a changed short or category keeps every scan. A changed title or alias can
-    # change the scan only of a body that holds one of its words (a match, a plural or an
-    # undefined term needs the word written), so only those are read again: at 1,002
-    # entries, reading every body again cost about 0.3 s of the edit's wait.
+    # change the scan only of a body that holds all of its words (a match or a plural needs
+    # them written), so only those are read again: at 1,002 entries, reading every body
+    # again cost about 0.3 s of the edit's wait.
     key = (frozenset((name, t.id) for name, t in linker.names), frozenset(covered) if covered is not None else None)
     if memo.scan_key is not None and memo.scan_key != key:
         (names, cov), (old_names, old_cov) = key, memo.scan_key
         if (cov is None) != (old_cov is None):
             memo.scans = {}
         else:
-            changed = {w.casefold() for name, _ in names ^ old_names for w in WORD_RE.findall(name)}  # as the linker reads names
-            changed |= {w.casefold() for w in cov ^ old_cov} if cov is not None else set()
-            memo.scans = {i: kept for i, kept in memo.scans.items() if not any(w in kept[0].casefold() for w in changed)}
+            # a name can match, or stop matching, only where every one of its words is written
+            # (plurals extend the last); a term's coverage changes only where the term is written
+            changed = {tuple(w.casefold() for w in WORD_RE.findall(name)) for name, _ in names ^ old_names}
+            changed |= {(w.casefold(),) for w in cov ^ old_cov} if cov is not None else set()
+
+            def affected(body: str) -> bool:
+                text = body.casefold()
+                return any(all(w in text for w in words) for words in changed)
+
+            memo.scans = {i: kept for i, kept in memo.scans.items() if not affected(kept[0])}
     memo.scan_key = key
     if meanwhile is not None:
         meanwhile()

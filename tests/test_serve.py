@@ -221,3 +221,26 @@ def test_kept_body_scans_equal_a_fresh_reading_after_names_change(tmp_path):
     assert after_title == fresh
     again = [i for i in kept if memo.scans[i] is not kept[i]]
     assert 0 < len(again) < len(kept) / 2, len(again)  # only bodies with one of the changed words
+
+
+def test_kept_checks_find_what_a_fresh_check_finds(tmp_path):
+    """Under atlas serve each file's own checks are kept while its text and what it is checked
+    against stay the same (issue 48: a thousand unchanged files checked again cost an edit
+    about 0.3 s). Removing an entry that other pages link must still flag every link to it."""
+    from conftest import copy_repo
+    from generator.kb.load import load_tree
+    from generator.kb.validate import validate
+
+    root = copy_repo(tmp_path / "repo")
+    kept: dict = {}
+    docs, _ = load_tree(root)
+    assert validate(docs, kept=kept) == []
+    first = dict(kept)
+    _edit(root / "glossary" / "terms" / "kv-cache.yaml", "body: |\n", "body: |\n  A new sentence.\n")
+    docs, _ = load_tree(root)
+    assert validate(docs, kept=kept) == []
+    assert sum(1 for k in kept if k in first and kept[k] is first[k]) >= len(first) - 2  # the rest were not checked again
+    (root / "glossary" / "terms" / "tokenizer.yaml").unlink()
+    docs, _ = load_tree(root)
+    found = validate(docs, kept=kept)
+    assert found == validate(docs) and any("unknown entry 'tokenizer'" in f.message or "[[tokenizer]]" in f.message for f in found)

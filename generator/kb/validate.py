@@ -452,9 +452,14 @@ def check_aliases(index: _Index) -> list[Finding]:
     return out
 
 
-def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -> list[Finding]:
+def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None, kept: dict | None = None) -> list[Finding]:
     """All findings for a loaded knowledge base (empty when it is valid). `meanwhile`:
-    other work for this process while the others check documents (workers.fork_map)."""
+    other work for this process while the others check documents (workers.fork_map).
+    `kept` (pipeline.Memo.checked, under `atlas serve`): each document's own findings from
+    the last run, used again for a document whose text is unchanged while nothing it is
+    checked against changed (the ids and kinds of entries, the sources, categories and
+    relations): at 1,002 entries an edit no longer waits about 0.3 s for a thousand
+    unchanged files to be checked again."""
     from generator.speed.workers import fork_map
 
     out: list[Finding] = []
@@ -462,6 +467,13 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
     _validators()
     index = _Index(docs)
     out += index.duplicates
+    if kept is not None:
+        context = (frozenset((i, d.kind) for i, d in index.entries.items()), frozenset(index.sources),
+                   frozenset(index.categories), repr(index.relations),
+                   frozenset((d.path, d.text) for d in index.sources.values()))
+        if kept.get(None) != context:
+            kept.clear()
+            kept[None] = context
 
     def check(doc: Document) -> list[Finding]:
         """A document's schema and, for an entry (the first of its id), what it refers to."""
@@ -497,8 +509,20 @@ def validate(docs: list[Document], meanwhile: Callable[[], Any] | None = None) -
         if meanwhile is not None:
             meanwhile()
 
-    for found in fork_map(check, docs, here=True, meanwhile=across):  # each document on its own: any core
+    if kept is None:
+        todo = docs
+    else:
+        todo = []
+        for doc in docs:
+            was = kept.get((doc.path, doc.kind, doc.id, index.entries.get(doc.id) is doc))
+            if was is not None and was[0] == doc.text:
+                out += was[1]
+            else:
+                todo.append(doc)
+    for doc, found in zip(todo, fork_map(check, todo, here=True, meanwhile=across)):  # each document on its own: any core
         out += found
+        if kept is not None:
+            kept[(doc.path, doc.kind, doc.id, index.entries.get(doc.id) is doc)] = (doc.text, found)
     return sorted(set(out))
 
 
