@@ -57,11 +57,14 @@ def test_bad_input_is_explained_in_the_page(served, field, value, message):
 
 def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser):
     """Worked by hand from the entries' figures: Llama 3 70B (70.6 B parameters, 80 layers,
-    8 KV heads of 128) at Q4_K_M (4.8944 bits) with 4,096 tokens needs 43.19 + 1.34 GB, plus
-    10%: 48.99 GB, so two 24 GB RTX 4090s (24 GiB, 25.77 GB each); each decodes at most
-    1,008 GB/s ÷ 44.53 GB = 22.6 tok/s alone, 45.3 on two; offloading 48.99 - 25.77 = 23.22 GB
-    to 76.8 GB/s system memory gives 1 ÷ ((43.19 - 23.22 + 1.34) ÷ 1,008 + 23.22 ÷ 76.8) =
-    3.1 tok/s. Split two ways it draws two 450 W boards."""
+    8 KV heads of 128, a 128,256-token vocabulary of 8,192 wide) at Q4_K_M, part by part
+    (llama.cpp's rule: the output head's 1.05 B at Q6_K, 6.5625 bits; the embedding's 1.05 B at
+    4.5; attention's 12.08 B at 4.6; the MLP's 56.42 B at 4.84375) with 4,096 tokens needs
+    42.56 + 1.34 GB, plus 10%: 48.29 GB, so two 24 GB RTX 4090s (24 GiB, 25.77 GB each). A
+    token reads every weight but the embedding table, 41.97 GB, and the cache: 1,008 GB/s ÷
+    43.31 GB = 23.3 tok/s alone, 46.5 on two; offloading 48.29 - 25.77 = 22.52 GB to 76.8 GB/s
+    system memory gives 1 ÷ ((41.97 - 22.52 + 1.34) ÷ 1,008 + 22.52 ÷ 76.8) = 3.2 tok/s.
+    Split two ways it draws two 450 W boards."""
     from conftest import serve
 
     with serve(site) as base:
@@ -69,10 +72,10 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
         goto(page, base + "/calculator/?model=llama-3-70b&format=q4_k_m&context=4096&n=1&rows=all")
         row = page.locator("tr[data-device='nvidia-rtx-4090']")
         assert row.locator(".atlas-calc__fits").inner_text() == "no: needs 2"
-        # and draws two boards' 450 W: 45.3 / 900 W = 0.05 tokens per joule
-        assert row.locator(".atlas-calc__decode").inner_text() == "45 tok/s on 2 (split)\n0.05 tok/J"
+        # and draws two boards' 450 W: 46.5 / 900 W = 0.05 tokens per joule
+        assert row.locator(".atlas-calc__decode").inner_text() == "47 tok/s on 2 (split)\n0.05 tok/J"
         notes = row.locator(".atlas-calc__why").text_content()  # the device's own notes, with its row
-        assert "Needs 49.0 GB" in notes and "offload 23.2 GB" in notes and "at most 3.1 tok/s" in notes
+        assert "Needs 48.3 GB" in notes and "offload 22.5 GB" in notes and "at most 3.2 tok/s" in notes
         assert "tok/s" not in row.locator(".atlas-calc__fits").inner_text()  # no decode figure that cannot happen
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         page.close()
