@@ -157,6 +157,13 @@ def test_held_back_rows_are_predicted_and_reported_on_the_page(atlas, site):
                             errors.append(abs(pr.band.ratio - p.ratio) / p.ratio)
                 assert len(errors) == f.loo_n and sorted(errors)[len(errors) // 2] >= 0
     assert "Held-out error" in text and f"{len(points(atlas))} speeds" in text
+    # the families that rest on runs at scale (TPUs, Trainium) have a table of their own, checked the same way
+    table = page.find(id="families-at-scale").find_next("table")
+    shown = {tuple(td.get_text(" ", strip=True) for td in tr.find_all("td"))[:3] for tr in table.find("tbody").find_all("tr")}
+    scaled = [f for kind in ("decode", "prefill") for f in families(atlas, kind, at_scale=True)]
+    assert scaled and {(f.kind, f.label, str(f.band.n)) for f in scaled} == shown
+    assert any("Neuron" in f.label for f in scaled) and any("TPU" in f.label for f in scaled)
+    assert all(f.band.low < f.band.ratio < f.band.high for f in scaled)
 
 
 def test_device_and_model_pages_show_their_rows_beside_the_ceiling(atlas, site):

@@ -101,15 +101,18 @@ def pages(site: Site) -> dict[str, str]:
     atlas = site.atlas
     page = Page(atlas, SRC)
     pts = points(atlas)
-    fam_rows = []
-    for kind in ("decode", "prefill"):
-        for f in families(atlas, kind):
-            loo = (f"{f.loo_error:.0%}" if f.loo_error is not None else "—")
-            inside = f"{f.loo_inside} of {f.loo_n}" if f.loo_n else "—"
-            fam_rows.append([kind, esc_html(f.label), str(f.band.n), f"{f.band.ratio:.2f}",
+    def family_table(at_scale: bool) -> str:
+        rows = []
+        for kind in ("decode", "prefill"):
+            for f in families(atlas, kind, at_scale=at_scale):
+                loo = (f"{f.loo_error:.0%}" if f.loo_error is not None else "—")
+                inside = f"{f.loo_inside} of {f.loo_n}" if f.loo_n else "—"
+                rows.append([kind, esc_html(f.label), str(f.band.n), f"{f.band.ratio:.2f}",
                              f"{f.band.low:.2f}–{f.band.high:.2f}" + (" (thin)" if f.band.thin else ""), loo, inside])
-    fam_table = html_table(["Kind", "Engine on devices", "Rows", "Median ratio", "Band", "Held-out error", "Held-out inside band"],
-                           fam_rows, right=frozenset({2, 3, 4, 5, 6}))
+        return html_table(["Kind", "Engine on devices", "Rows", "Median ratio", "Band", "Held-out error", "Held-out inside band"],
+                          rows, right=frozenset({2, 3, 4, 5, 6}))
+
+    fam_table, scale_table = family_table(False), family_table(True)
     order = sorted(pts, key=lambda p: (atlas.entries[p.row.device].title, atlas.entries[p.row.model].title, p.kind,
                                        p.format_label, p.row.test))
     all_rows = html_table(["Device", "Model"] + HEAD, [_row_cells(atlas, page, p, None) for p in order],
@@ -154,6 +157,10 @@ def pages(site: Site) -> dict[str, str]:
         "5. **Checked on held-back rows.** Each row is predicted, by its own engine, from all the other rows; the "
         "table gives the median error of those predictions and how many fell inside the band made without them.", "",
         "## Families { #families }", "", html_block(fam_table),
+        "## Families calibrated from runs at scale { #families-at-scale }", "",
+        "Every published run on these devices is split over several chips or serves many requests at once (step 3 of "
+        "the method): their bands are widened a further third each way, and each row is checked against the others "
+        "of its kind of device in the same way.", "", html_block(scale_table),
         "## Every published row { #rows }", "",
         "Measured as the source printed it (the mean of its runs where it ran several); the test as llama-bench names it "
         "(pp512: a 512-token prompt; tg128: 128 tokens generated; @d4096: after 4,096 tokens already in the cache).", "",

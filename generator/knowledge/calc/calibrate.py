@@ -255,10 +255,18 @@ def _label(atlas: Atlas, engine: str, backend: str, devices: str) -> str:
     return f"{title} ({BACKENDS.get(backend, backend)}) on {devices}"
 
 
-def families(atlas: Atlas, kind: str) -> list[Family]:
+def families(atlas: Atlas, kind: str, at_scale: bool = False) -> list[Family]:
     """Every family with usable rows of one kind, most rows first, each with its
-    leave-one-out check: every row predicted, by its own engine, from all the other rows."""
-    usable = [p for p in points(atlas) if p.kind == kind and _usable(p)]
+    leave-one-out check: every row predicted, by its own engine, from all the other rows.
+    `at_scale`: instead, the families that calibrate only from runs at scale (a vendor with
+    no row of one request on one chip: TPUs, Trainium), each held-back row predicted from the
+    others of its kind of device with the band widened, as `expected` does."""
+    if at_scale:
+        strict = {atlas.entries[p.row.device].get("vendor") for p in points(atlas) if p.kind == kind and _usable(p)}
+        usable = [p for p in points(atlas) if p.kind == kind and _usable_at_scale(p) and not _usable(p)
+                  and atlas.entries[p.row.device].get("vendor") not in strict]
+    else:
+        usable = [p for p in points(atlas) if p.kind == kind and _usable(p)]
     groups: dict[tuple, list[Point]] = {}
     for p in usable:
         groups.setdefault(p.family, []).append(p)
@@ -266,13 +274,17 @@ def families(atlas: Atlas, kind: str) -> list[Family]:
     for (engine, backend, devs), rows in groups.items():
         errors, inside = [], 0
         for held in rows:
-            rest = [p for p in usable if p is not held and p.row.engine == engine]
+            rest = [p for p in usable if p is not held and p.row.engine == engine and (not at_scale or p.family[2] == devs)]
             pr = predict(atlas, rest, held.row.model, atlas.entries[held.row.device], held.format_label)
             if pr is None:
                 continue
+            pr = _at_scale(pr) if at_scale else pr
             errors.append(abs(pr.band.ratio - held.ratio) / held.ratio)
             inside += pr.band.low <= held.ratio <= pr.band.high
-        out.append(Family(kind, engine, backend, devs, _label(atlas, engine, backend, devs), band([p.ratio for p in rows]),
+        b = band([p.ratio for p in rows])
+        if at_scale:
+            b = Band(b.ratio, b.low * (1 - WIDEN), min(1.0, b.high * (1 + WIDEN)), b.n)
+        out.append(Family(kind, engine, backend, devs, _label(atlas, engine, backend, devs), b,
                           statistics.median(errors) if errors else None, inside, len(errors)))
     return sorted(out, key=lambda f: (-f.band.n, f.label))
 
