@@ -71,30 +71,25 @@ def speculative(w: int) -> Canvas:
     left = 180 if not narrow else 4
     gap = 58 if narrow else 62
     y = 10
-    if narrow:
-        c.text(4, y + 14, "1. Draft model guesses 4 tokens", "strong", "start")
-        y += 24
-    else:
-        c.lines(4, y + 20, ["1. Draft model", "(small, fast)"], "strong", "start")
+
+    def step(y: float, phone: str, wide: list[str], dy: int = 12) -> float:
+        """A step's label: one line above its row on a phone (the row moves down), two beside it."""
+        if narrow:
+            c.text(4, y + 14, phone, "strong", "start")
+            return y + 24
+        c.lines(4, y + dy, wide, "strong", "start")
+        return y
+
+    y = step(y, "1. Draft model guesses 4 tokens", ["1. Draft model", "(small, fast)"], dy=20)
     for i, wd in enumerate(words):
         c.rect(left + i * cell, y, cell - 12, 32, "tok", 3)
         c.text(left + i * cell + (cell - 12) / 2, y + 21, wd)
         if i:
             c.arrow(left + i * cell - 11, y + 16, left + i * cell - 1, y + 16)
-    y += gap
-    if narrow:
-        c.text(4, y + 14, "2. Target model checks all 4 at once", "strong", "start")
-        y += 24
-    else:
-        c.lines(4, y + 12, ["2. Target model", "one pass over all 4"], "strong", "start")
+    y = step(y + gap, "2. Target model checks all 4 at once", ["2. Target model", "one pass over all 4"])
     c.rect(left, y, cell * 4 - 12, 32, "box--p", 4)
     c.text(left + (cell * 4 - 12) / 2, y + 21, "one forward pass of the large model" if not narrow else "one pass, large model", "small")
-    y += gap
-    if narrow:
-        c.text(4, y + 14, "3. Result: 4 tokens from one pass", "strong", "start")
-        y += 24
-    else:
-        c.lines(4, y + 12, ["3. Result", "4 tokens, 1 pass"], "strong", "start")
+    y = step(y + gap, "3. Result: 4 tokens from one pass", ["3. Result", "4 tokens, 1 pass"])
     for i, wd in enumerate(words + ["mat"]):
         cls = "ok" if i < 3 else "free" if i == 3 else "fix"
         c.rect(left + i * cell, y, cell - 12, 32, cls, 3)

@@ -138,8 +138,7 @@ def _usable_at_scale(p: Point) -> bool:
 
 
 def _at_scale(pr: Prediction) -> Prediction:
-    b = pr.band
-    wide = Band(b.ratio, b.low * (1 - WIDEN), min(1.0, b.high * (1 + WIDEN)), b.n)
+    wide = pr.band.widened()
     text = pr.text.replace("measured: ", "calibrated from ", 1)
     return Prediction(wide, "calibrated", f"{text}; each ran split over several chips or with several requests at once, "
                                           "none as one request on one chip, so the band is widened", pr.engine, pr.backend)
@@ -157,6 +156,11 @@ class Band:
     @property
     def thin(self) -> bool:
         return self.n < MIN_ROWS
+
+    def widened(self) -> "Band":
+        """The band a third wider each way (WIDEN), for a weaker basis: another kind of
+        device, or runs at scale; the ratio stays, the top stays at most 1."""
+        return Band(self.ratio, self.low * (1 - WIDEN), min(1.0, self.high * (1 + WIDEN)), self.n)
 
 
 def band(ratios: list[float]) -> Band:
@@ -228,7 +232,7 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
         return None
     eb = _most(kin)
     b = band([p.ratio for p in kin if p.family[:2] == eb])
-    b = Band(b.ratio, b.low * (1 - WIDEN), min(1.0, b.high * (1 + WIDEN)), b.n)  # another kind of device: wider still
+    b = b.widened()  # another kind of device: wider still
     where = f"other {vendor} devices"
     return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, eb[0], eb[1], where)}: "
                                        f"nothing measured on {fam}, so the band is wide", *eb)
@@ -282,8 +286,7 @@ def families(atlas: Atlas, kind: str, at_scale: bool = False) -> list[Family]:
             errors.append(abs(pr.band.ratio - held.ratio) / held.ratio)
             inside += pr.band.low <= held.ratio <= pr.band.high
         b = band([p.ratio for p in rows])
-        if at_scale:
-            b = Band(b.ratio, b.low * (1 - WIDEN), min(1.0, b.high * (1 + WIDEN)), b.n)
+        b = b.widened() if at_scale else b
         out.append(Family(kind, engine, backend, devs, _label(atlas, engine, backend, devs), b,
                           statistics.median(errors) if errors else None, inside, len(errors)))
     return sorted(out, key=lambda f: (-f.band.n, f.label))
