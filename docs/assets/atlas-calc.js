@@ -419,10 +419,12 @@
     var own = pts.filter(function (r) { return r[0] === base && r[1] === modelId && r[2] === fk; });
     var eb, b;
     if (own.length) {
-      eb = most(own);
-      b = ratioBand(own.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; }).map(function (r) { return r[6]; }), X);
+      eb = most(own);  // the engine of the most rows, on every backend it ran (calibrate.predict's first rule)
+      var mine = own.filter(function (r) { return r[3] === eb[0]; });
+      var backs = mine.map(function (r) { return r[4]; }).filter(function (x, i, a) { return a.indexOf(x) === i; }).sort();
+      b = ratioBand(mine.map(function (r) { return r[6]; }), X);
       return { band: b, basis: "measured", text: "measured: " + b.n + " published run" + s(b.n) + " of this model and format on this device with " +
-               (X.engines[eb[0]] || eb[0]) + " (" + (X.backends[eb[1]] || eb[1]) + ")" + (b.thin ? ", too few for a narrow band" : "") };
+               (X.engines[eb[0]] || eb[0]) + " (" + backs.map(function (x) { return X.backends[x] || x; }).join(" and ") + ")" + (b.thin ? ", too few for a narrow band" : "") };
     }
     var same = pts.filter(function (r) { return r[5] === dev.family; });
     if (same.length) {

@@ -198,7 +198,7 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
     """The ratio band for `model` in the format labelled `label` on `dev`, from `pts` (rows of
     one kind, one engine if the reader named one), by the first rule that has rows:
 
-    1. measured: rows of this device, model and format (their engine and backend with most rows);
+    1. measured: rows of this device, model and format, of the engine with the most (all its backends);
     2. this kind of device (device_family), the engine and backend with most rows there, and
        of its rows those in this format if there are MIN_ROWS of them, else all;
     3. the same engine and backend on the vendor's other kinds of device, band widened.
@@ -208,12 +208,15 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
     pts = [p for p in pts if p.row.backend in PLATFORM_BACKENDS.get(platform or "", (p.row.backend,))]
     fk = format_key(label)
     own = [p for p in pts if p.row.device == dev.id and p.row.model == model and format_key(p.format_label) == fk]
-    if own:
+    if own:  # the engine of the most rows, on every backend it ran: a reader names an engine, not a backend
         eb = _most(own)
-        b = band([p.ratio for p in own if p.family[:2] == eb])
+        mine = [p for p in own if p.row.engine == eb[0]]
+        b = band([p.ratio for p in mine])
+        backends = " and ".join(BACKENDS.get(x, x) for x in sorted({p.row.backend for p in mine}))
+        title = atlas.entries[eb[0]].title if eb[0] in atlas.entries else eb[0]
         thin = ", too few for a narrow band" if b.thin else ""
         return Prediction(b, "measured", f"measured: {b.n} published run{_s(b.n)} of this model and format on "
-                                         f"this device with {_label(atlas, *eb, '').removesuffix(' on ')}{thin}", *eb)
+                                         f"this device with {title} ({backends}){thin}", *eb)
     fam = device_family(dev)
     same = [p for p in pts if p.family[2] == fam]
     if same:
