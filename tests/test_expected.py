@@ -97,6 +97,46 @@ def test_every_calibrating_row_falls_inside_the_band_of_its_own_engine_and_backe
         assert x.low * (1 - 1e-9) <= p.row.tps <= x.high * (1 + 1e-9), (p.row, x)
 
 
+def test_a_reader_naming_only_the_engine_gets_a_band_that_holds_every_run_of_it(atlas):
+    """A reader names an engine, not a backend: the band `atlas fit --engine` gives must hold the
+    engine's published runs on every backend (llama.cpp's ROCm and Vulkan runs on one machine
+    differ by half in prefill), and say which backends it rests on."""
+    many = 0
+    for p in points(atlas):
+        if not _usable(p):
+            continue
+        x = expected(atlas, p.row.model, p.row.device, p.row.format, p.ceiling, p.kind, engine=p.row.engine)
+        assert x.low * (1 - 1e-9) <= p.row.tps <= x.high * (1 + 1e-9), (p.row, x)
+        many += " and " in x.basis_text
+    assert many, "some device, model and format was measured on two backends of one engine"
+
+
+def test_gguf_gpt_oss_is_sized_as_its_file_and_its_runs_stay_under_the_ceiling(atlas):
+    """ggml-org's gpt-oss GGUFs are llama.cpp's MXFP4_MOE type (experts MXFP4, every other matrix
+    Q8_0): llama-bench prints 11.27 GiB for the 20b file and 59.02 GiB for the 120b, well under the
+    release's BF16-attention size, so a ceiling for the release would sit under their decode runs."""
+    for model, gib in (("gpt-oss-20b", 11.27), ("gpt-oss-120b", 59.02)):
+        gguf = estimate(model_spec(atlas.entries[model]), None, precision_for(atlas, "mxfp4_moe", None), 4096)
+        release = estimate(model_spec(atlas.entries[model]), None, precision_for(atlas, "mxfp4", None), 4096)
+        assert abs(gguf.weights_gb * 1e9 / 2**30 - gib) / gib < 0.01, (model, gguf.weights_gb)
+        assert release.weights_gb * 1e9 / 2**30 > gib * 1.02
+    runs = [p for p in points(atlas) if p.row.format == "mxfp4_moe" and p.kind == "decode"]
+    assert len(runs) >= 10 and all(p.ratio is not None and p.ratio <= 1.0 for p in runs), \
+        [(p.row.device, p.ratio) for p in runs if p.ratio and p.ratio > 1]
+
+
+def test_a_device_served_only_at_scale_calibrates_on_its_own_runs_before_its_vendors_other_devices(atlas):
+    """Gaudi 3 has vLLM runs of its own, all at 64 requests at once; Intel's one-request runs are
+    llama.cpp on Arc graphics cards. Its own kind of device at scale is the nearer evidence."""
+    x = expected(atlas, "llama-3-1-8b", "intel-gaudi-3", "bf16", 200.0)
+    assert x.basis == "calibrated" and x.engine == "vllm" and "several requests" in x.basis_text, x
+    assert "other Intel devices" not in x.basis_text
+    arc = expected(atlas, "llama-3-1-8b", "intel-arc-b580", "q4_k_m", 80.0)
+    assert arc.engine == "llama-cpp" and "several" not in arc.basis_text  # Arc keeps its own runs
+    at_scale = {f.devices for f in families(atlas, "decode", at_scale=True)}
+    assert "Intel accelerators with HBM" in at_scale
+
+
 def test_a_thin_family_says_so_and_its_band_is_wider_than_its_rows(atlas):
     thin = [f for k in ("decode", "prefill") for f in families(atlas, k) if f.band.n < MIN_ROWS]
     assert thin, "the data set has families of one or two rows"
@@ -230,17 +270,18 @@ def test_the_calculator_gives_the_same_expected_speed_as_python(atlas, base, bro
     goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&context=4096&where=consumer")
     m = model_spec(atlas.entries["llama-3-1-8b"])
     prec = precision_for(atlas, "q4_k_m", None)
-    for dev in ("nvidia-rtx-4090", "nvidia-rtx-5090", "nvidia-rtx-3090"):
+    for dev in ("nvidia-rtx-4090", "nvidia-rtx-5090", "nvidia-rtx-3090", "amd-radeon-rx-7900-xtx"):
         e = estimate(m, device_spec(atlas.entries[dev]), prec, 4096, 1)
         x = expected(atlas, "llama-3-1-8b", dev, "q4_k_m", e.decode_tps)
         line = page.locator(f"tr[data-device='{dev}'] .atlas-calc__expected").inner_text()
         fmt = lambda v: f"{v:,.1f}" if v < 10 else f"{v:,.0f}"  # noqa: E731
         assert line.startswith(f"expect about {fmt(x.tps)} ({fmt(x.low)}–{fmt(x.high)}) tok/s"), line
         assert line.endswith(x.basis)
-    # TPUs and Trainium, calibrated only from runs at scale: the page's port takes the same second step
+    # TPUs, Trainium and Gaudi, calibrated only from runs at scale: the page's port takes the same
+    # second step, and for Gaudi takes it before Intel's graphics cards
     goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=bf16&context=4096&where=data-centre&rows=all")
     prec16 = precision_for(atlas, "bf16", None)
-    for dev in ("google-tpu-v6e", "aws-trainium2"):
+    for dev in ("google-tpu-v6e", "aws-trainium2", "intel-gaudi-3"):
         e = estimate(m, device_spec(atlas.entries[dev]), prec16, 4096, 1)
         x = expected(atlas, "llama-3-1-8b", dev, "bf16", e.decode_tps)
         line = page.locator(f"tr[data-device='{dev}'] .atlas-calc__expected").inner_text()

@@ -397,16 +397,18 @@
     return Object.keys(counts).sort(function (a, b) { return counts[b] - counts[a] || (a < b ? -1 : a > b ? 1 : 0); })[0].split("\u0000");
   }
   function familyLabel(X, eb, where) { return (X.engines[eb[0]] || eb[0]) + " (" + (X.backends[eb[1]] || eb[1]) + ") on " + where; }
-  /* Where a vendor has nothing of one request on one chip (TPUs, Trainium), its runs at scale
-   * (split over chips, or many requests at once) calibrate on their own kind of device, the band
-   * widened again and the basis saying so: calibrate.expected's second step. */
+  /* Where a kind of device has nothing of one request on one chip (TPUs, Trainium, Gaudi), its
+   * runs at scale (split over chips, or many requests at once) calibrate it, the band widened
+   * again and the basis saying so, before the vendor's other kinds of device: calibrate.expected's
+   * second step. */
   function predict(X, kind, modelId, deviceId, label, engine) {
     var dev = X && X.devices[String(deviceId).split("@")[0]];
     if (!dev) return null;
     var got = predictFrom(X, X.rows[kind], dev, modelId, deviceId, label, engine);
-    if (got || !X.scale) return got;
-    got = predictFrom(X, X.scale[kind].filter(function (r) { return r[5] === dev.family; }), dev, modelId, deviceId, label, engine);
-    if (!got) return null;
+    if ((got && !got.elsewhere) || !X.scale) return got;
+    var own = predictFrom(X, X.scale[kind].filter(function (r) { return r[5] === dev.family; }), dev, modelId, deviceId, label, engine);
+    if (!own) return got;
+    got = own;
     var b = got.band;
     return { band: { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin },
              basis: "calibrated", text: got.text.replace("measured: ", "calibrated from ") + "; each ran split over several chips or with several " +
@@ -444,7 +446,7 @@
     b = ratioBand(kin.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; }).map(function (r) { return r[6]; }), X);
     b = { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin };
     return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurement" + s(b.n) + " of " + familyLabel(X, eb, "other " + dev.vendor + " devices") +
-             ": nothing measured on " + dev.family + ", so the band is wide" };
+             ": nothing measured on " + dev.family + ", so the band is wide", elsewhere: true };
   }
   window.atlasCalcPredict = predict;
 

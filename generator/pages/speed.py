@@ -145,11 +145,11 @@ def pages(site: Site) -> dict[str, str]:
         "quantized prompt).",
         "3. **Expected.** For a model, format and device, the first of: *measured*, rows of that device, model and "
         "format; *calibrated*, its family's rows (those of the same format where there are at least "
-        f"{MIN_ROWS}, otherwise all of them); then the same engine on the vendor's other kinds of device, with a wider "
-        "band. Where the vendor has no row of one sequence on one device (every published run on TPUs and Trainium "
-        "is split over several chips or serves many requests at once), its rows at scale on the same kind of device "
-        "calibrate, with the band widened a further third each way and the basis saying so; otherwise *ceiling "
-        "only*. An engine measured on one vendor's hardware calibrates nothing on another's. Named an engine, the "
+        f"{MIN_ROWS}, otherwise all of them). Where that kind of device has no row of one sequence on one device "
+        "(every published run on TPUs, Trainium and Gaudi is split over several chips or serves many requests at "
+        "once), its own rows at scale calibrate, with the band widened a further third each way and the basis saying "
+        "so; failing those, the same engine on the vendor's other kinds of device, with a wider band; otherwise "
+        "*ceiling only*. An engine measured on one vendor's hardware calibrates nothing on another's. Named an engine, the "
         "figure is that engine's; otherwise it is the engine with most rows there.",
         f"4. **Band.** The lowest to the highest ratio of those rows; with fewer than {MIN_ROWS}, widened by "
         f"{WIDEN:.0%} each way. The expected figure is the median ratio. None of them may pass the ceiling: a "

@@ -35,10 +35,11 @@ WIDEN = 1 / 3
 """How far a thin family's band is widened each way: low x (1 - WIDEN), high x (1 + WIDEN)."""
 
 BACKENDS = {"cuda": "CUDA", "rocm": "ROCm", "vulkan": "Vulkan", "sycl": "SYCL", "metal": "Metal", "mlx": "MLX",
-            "cpu": "CPU", "opencl": "OpenCL", "tpu": "TPU", "neuron": "Neuron"}
+            "cpu": "CPU", "opencl": "OpenCL", "tpu": "TPU", "neuron": "Neuron",
+            "hpu": "HPU"}
 
 PLATFORM_BACKENDS = {"cuda": ("cuda", "vulkan"), "rocm": ("rocm", "vulkan"), "apple": ("metal", "mlx"),
-                     "intel": ("sycl", "vulkan"), "cpu": ("cpu",), "tpu": ("tpu",),
+                     "intel": ("sycl", "vulkan", "hpu"), "cpu": ("cpu",), "tpu": ("tpu",),
                      "neuron": ("neuron",)}
 """The backends an engine may run on a device of each platform (specs.VENDOR_PLATFORM)."""
 
@@ -129,11 +130,11 @@ def _usable(p: Point) -> bool:
 
 
 def _usable_at_scale(p: Point) -> bool:
-    """A row that calibrates only where nothing of one request on one device exists for the
-    vendor, and only on its own kind of device: split over several chips or serving several
-    requests at once, as every published run on TPUs and Trainium is (a model that fits one
-    chip is still served over four or sixteen). Their ratios are lower than one chip's would
-    be, so the band errs slow."""
+    """A row that calibrates only its own kind of device, and only where that kind has nothing of
+    one request on one device: split over several chips or serving several requests at once, as
+    every published run on TPUs, Trainium and Gaudi is (a model that fits one chip is still served
+    over four or sixteen). Their ratios are lower than one chip's would be, so the band errs slow;
+    still, a device's own kind at scale says more than the vendor's other kinds one at a time."""
     return p.ratio is not None and p.ratio <= 1.0 and not p.row.excluded
 
 
@@ -142,6 +143,13 @@ def _at_scale(pr: Prediction) -> Prediction:
     text = pr.text.replace("measured: ", "calibrated from ", 1)
     return Prediction(wide, "calibrated", f"{text}; each ran split over several chips or with several requests at once, "
                                           "none as one request on one chip, so the band is widened", pr.engine, pr.backend)
+
+
+def _scale_families(atlas: Atlas, kind: str) -> set[str]:
+    """The kinds of device with no usable row of `kind` (one request on one chip): the only ones
+    whose runs at scale calibrate."""
+    strict = {p.family[2] for p in points(atlas) if p.kind == kind and _usable(p)}
+    return {p.family[2] for p in points(atlas) if p.kind == kind and _usable_at_scale(p)} - strict
 
 
 @dataclass(frozen=True)
@@ -180,6 +188,7 @@ class Prediction:
     text: str  # in words: 'calibrated from 12 measurements of Q4_K_M with llama.cpp (CUDA) on NVIDIA GPUs with GDDR memory'
     engine: str
     backend: str
+    elsewhere: bool = False  # from the vendor's other kinds of device (predict's third rule)
 
 
 def _most(pts: list[Point]) -> tuple[str, str]:
@@ -238,7 +247,7 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
     b = b.widened()  # another kind of device: wider still
     where = f"other {vendor} devices"
     return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, eb[0], eb[1], where)}: "
-                                       f"nothing measured on {fam}, so the band is wide", *eb)
+                                       f"nothing measured on {fam}, so the band is wide", *eb, elsewhere=True)
 
 
 @dataclass(frozen=True)
@@ -265,13 +274,12 @@ def _label(atlas: Atlas, engine: str, backend: str, devices: str) -> str:
 def families(atlas: Atlas, kind: str, at_scale: bool = False) -> list[Family]:
     """Every family with usable rows of one kind, most rows first, each with its
     leave-one-out check: every row predicted, by its own engine, from all the other rows.
-    `at_scale`: instead, the families that calibrate only from runs at scale (a vendor with
-    no row of one request on one chip: TPUs, Trainium), each held-back row predicted from the
+    `at_scale`: instead, the families that calibrate only from runs at scale (a kind of device
+    with no row of one request on one chip: TPUs, Trainium, Gaudi), each held-back row predicted from the
     others of its kind of device with the band widened, as `expected` does."""
     if at_scale:
-        strict = {atlas.entries[p.row.device].get("vendor") for p in points(atlas) if p.kind == kind and _usable(p)}
-        usable = [p for p in points(atlas) if p.kind == kind and _usable_at_scale(p) and not _usable(p)
-                  and atlas.entries[p.row.device].get("vendor") not in strict]
+        fams = _scale_families(atlas, kind)
+        usable = [p for p in points(atlas) if p.kind == kind and _usable_at_scale(p) and not _usable(p) and p.family[2] in fams]
     else:
         usable = [p for p in points(atlas) if p.kind == kind and _usable(p)]
     groups: dict[tuple, list[Point]] = {}
@@ -341,15 +349,15 @@ def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: fl
                                                    and (engine is None or p.row.engine == engine)
                                                    and (backend is None or p.row.backend == backend)]
         pr = predict(atlas, pts, model, dev, label)
-        if pr is None:  # nothing of one request on one chip of this vendor: runs at scale, said so
+        if pr is None or pr.elsewhere:  # nothing of one request on one chip of this kind of device: its runs at scale, said so
             wide = memo.get((kind, engine, backend, "at scale"))
             if wide is None:
                 wide = memo[(kind, engine, backend, "at scale")] = [
                     p for p in points(atlas) if p.kind == kind and _usable_at_scale(p)
                     and (engine is None or p.row.engine == engine) and (backend is None or p.row.backend == backend)]
             fam = device_family(dev)  # runs at scale stay on their own kind of device, never a vendor's other kinds
-            pr = predict(atlas, [p for p in wide if p.family[2] == fam], model, dev, label)
-            pr = _at_scale(pr) if pr is not None else None
+            own = predict(atlas, [p for p in wide if p.family[2] == fam], model, dev, label)
+            pr = _at_scale(own) if own is not None else pr  # its own kind at scale beats the vendor's other kinds
         memo[key] = pr
     pr = memo[key]
     if pr is None:
