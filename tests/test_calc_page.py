@@ -299,8 +299,8 @@ def test_a_format_is_offered_only_on_devices_that_run_it(site, browser, width):
         # past dozens of identical lines).
         items = page.locator(".atlas-calc__notes li").all_text_contents()  # behind one disclosure
         gaps = [i for i in items if i.startswith("No prefill ceiling for")]
-        assert len(gaps) == 1 and "Raspberry Pi 5" in gaps[0] and "Apple M4 Max" not in gaps[0], items
-        assert "Apple M5 Max" not in gaps[0]  # its rate is derived now (issue 46 item 3)
+        assert len(gaps) == 1 and "DGX Station" in gaps[0] and "Apple M4 Max" not in gaps[0], items
+        assert "Apple M5 Max" not in gaps[0] and "Raspberry Pi 5" not in gaps[0]  # rates derived now (issue 46 item 3)
         assert not [i for i in items if "so there is no prefill ceiling" in i]
         page.close()
 

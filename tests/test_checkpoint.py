@@ -70,6 +70,26 @@ def test_deepseek_v3_fp8_counts_its_671b_and_keeps_embedding_router_and_head_in_
     assert e.weights_gb == pytest.approx((sum(parts.values()) - sixteen) + 2 * sixteen, rel=1e-9)
 
 
+def test_every_mixture_of_experts_counted_part_by_part_reads_only_its_routed_experts(atlas):
+    """A mixture of experts whose entry lacks its expert layout was counted as one dense MLP, so a
+    decoded token 'read' all 226B expert parameters of MiniMax M2.7 (a ceiling 20x too low). Each
+    MoE model counted part by part must come to its published total and read about its published
+    active count per token."""
+    counted = 0
+    for e in atlas.of_kind("model"):
+        if (e.get("specs", {}).get("architecture") or {}).get("value") != "moe":
+            continue
+        m = calc.model_spec(e)
+        if m.parts is None:
+            continue  # sized at the format's bits from the published totals, and said so
+        counted += 1
+        total, active = sum(p.params_b for p in m.parts), sum(p.active_b for p in m.parts)
+        assert abs(total - m.params_b) / m.params_b < 0.05, (e.id, total, m.params_b)
+        assert abs(active - m.active_b) / m.active_b < 0.2, (e.id, active, m.active_b)
+        assert "experts" in {p.name for p in m.parts}, e.id
+    assert counted >= 10
+
+
 def test_llama_3_1_8b_q4_k_m_matches_its_published_file(atlas):
     # bartowski's Meta-Llama-3.1-8B-Instruct-Q4_K_M.gguf: 4.92 GB. Head Q6_K, embedding Q4_K, MLP 4.84, attention 4.6.
     e = calc.estimate(calc.model_spec(atlas.entries["llama-3-1-8b"]), None, calc.precision_for(atlas, "q4_k_m", None), 4096)
