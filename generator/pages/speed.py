@@ -67,13 +67,15 @@ def published(atlas: Atlas, page: Page, e: Entry) -> dict | None:
         basis = {"missing": "no memory-bandwidth figure yet, so no decode ceiling and nothing to expect beside it"}
     elif sized and DECODE_MODEL in atlas.entries:
         d = device_spec(e)
+        # a data-centre accelerator serves the release as it is (vLLM, SGLang), not a llama.cpp file
+        fmt = "bf16" if e.get("segment") == "data-centre" else DECODE_FORMAT
         try:
-            prec = precision_for(atlas, DECODE_FORMAT, None)
+            prec = precision_for(atlas, fmt, None)
             est = estimate(model_spec(atlas.entries[DECODE_MODEL]), d, prec, 4096, 1)
         except CalcError:
             est = None
         if est is not None and est.decode_tps:
-            x = speeds(atlas, DECODE_MODEL, e.id, DECODE_FORMAT, est.decode_tps, est.prefill_tps, REFERENCE_PROMPT)
+            x = speeds(atlas, DECODE_MODEL, e.id, fmt, est.decode_tps, est.prefill_tps, REFERENCE_PROMPT)
             ttft, fast, slow = x.ttft_s
             basis = {"model": page.a(DECODE_MODEL), "format": prec.label, "ceiling": _tps(est.decode_tps),
                      "tps": _tps(x.decode.tps), "low": _tps(x.decode.low), "high": _tps(x.decode.high),
