@@ -292,6 +292,11 @@ def test_the_calculator_gives_the_same_expected_speed_as_python(atlas, base, bro
     page.select_option("#calc-engine", "mlx-lm")
     assert "ceiling only" in page.locator("tr[data-device='nvidia-rtx-4090'] .atlas-calc__expected").inner_text()
     assert "engine=mlx-lm" in page.url
+    # a wait of minutes reads in minutes: a Raspberry Pi 5 reads a 4,096-token prompt to an 8B model
+    # at about 19 tokens/s at best, so the first token comes minutes later
+    goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&context=4096&where=edge")
+    ttft = page.locator("tr[data-device='raspberry-pi-5'] .atlas-calc__ttft").inner_text()
+    assert ttft.startswith("4,096-token TTFT: expect ") and " min, at best " in ttft and ttft.endswith("min · calibrated"), ttft
     page.close()
 
 

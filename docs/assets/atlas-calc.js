@@ -928,11 +928,13 @@
           var xp = e.prefill_tps ? expectLine("prefill", e.prefill_tps) : null;
           if (e.prefill_tps) {
             var ttftCeil = t / e.prefill_tps;
-            function secs(x) { return x < 1 ? fmt(x * 1000, 0) + " ms" : fmt(x, 1) + " s"; }
+            function secs(x) { return x < 1 ? fmt(x * 1000, 0) + " ms" : x < 120 ? fmt(x, 1) + " s" : fmt(x / 60, 1) + " min"; }
             function band(x, a, b2) {  // 289 (240–526) ms, one unit where all three share it
-              var ms = x < 1 && a < 1 && b2 < 1, ss = x >= 1 && a >= 1 && b2 >= 1;
+              var ms = x < 1 && a < 1 && b2 < 1, ss = [x, a, b2].every(function (v) { return v >= 1 && v < 120; });
+              var mins = x >= 120 && a >= 120 && b2 >= 120;
               if (ms) return fmt(x * 1000, 0) + " (" + fmt(a * 1000, 0) + "\u2013" + fmt(b2 * 1000, 0) + ") ms";
               if (ss) return fmt(x, 1) + " (" + fmt(a, 1) + "\u2013" + fmt(b2, 1) + ") s";
+              if (mins) return fmt(x / 60, 1) + " (" + fmt(a / 60, 1) + "\u2013" + fmt(b2 / 60, 1) + ") min";
               return secs(x) + " (" + secs(a) + "\u2013" + secs(b2) + ")";
             }
             prefillCell.appendChild(el("span", { class: "atlas-calc__ttft", "data-basis": xp ? xp.basis : "ceiling only",

@@ -317,7 +317,9 @@ def _tps(x: float) -> str:
 
 
 def _secs(x: float) -> str:
-    return f"{x * 1000:,.0f} ms" if x < 1 else f"{x:,.1f} s" if x < 100 else f"{x:,.0f} s"
+    """A wait as a reader says it: ms under a second, minutes past two (a Raspberry Pi's prompt)."""
+    return (f"{x * 1000:,.0f} ms" if x < 1 else f"{x:,.1f} s" if x < 100 else f"{x:,.0f} s" if x < 120
+            else f"{x / 60:,.1f} min")
 
 
 UNREAD_SHARE = ("the GPU's default share of memory has not been published for this chip, so fit is judged against all "

@@ -92,7 +92,7 @@ def published(atlas: Atlas, page: Page, e: Entry) -> dict | None:
 
 
 def _secs(x: float) -> str:
-    return f"{x * 1000:,.0f} ms" if x < 1 else f"{x:,.1f} s"
+    return f"{x * 1000:,.0f} ms" if x < 1 else f"{x:,.1f} s" if x < 120 else f"{x / 60:,.1f} min"
 
 
 def pages(site: Site) -> dict[str, str]:
