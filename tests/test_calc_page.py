@@ -59,11 +59,12 @@ def test_a_70b_model_at_4_bits_on_rtx_4090s_says_how_many_and_why(site, browser)
     """Worked by hand from the entries' figures: Llama 3 70B (70.6 B parameters, 80 layers,
     8 KV heads of 128, a 128,256-token vocabulary of 8,192 wide) at Q4_K_M, part by part
     (llama.cpp's rule: the output head's 1.05 B at Q6_K, 6.5625 bits; the embedding's 1.05 B at
-    4.5; attention's 12.08 B at 4.6; the MLP's 56.42 B at 4.84375) with 4,096 tokens needs
-    42.56 + 1.34 GB, plus 10%: 48.29 GB, so two 24 GB RTX 4090s (24 GiB, 25.77 GB each). A
-    token reads every weight but the embedding table, 41.97 GB, and the cache: 1,008 GB/s ÷
-    43.31 GB = 23.3 tok/s alone, 46.5 on two; offloading 48.29 - 25.77 = 22.52 GB to 76.8 GB/s
-    system memory gives 1 ÷ ((41.97 - 22.52 + 1.34) ÷ 1,008 + 22.52 ÷ 76.8) = 3.2 tok/s.
+    4.5; attention's 12.08 B at 4.6; the MLP's 56.37 B at 4.84375, its FFN width 28,672 from
+    Meta's model arguments) with 4,096 tokens needs 42.53 + 1.34 GB, plus 10%: 48.26 GB, so two
+    24 GB RTX 4090s (24 GiB, 25.77 GB each). A token reads every weight but the embedding table,
+    41.94 GB, and the cache: 1,008 GB/s ÷ 43.28 GB = 23.3 tok/s alone, 46.6 on two; offloading
+    48.26 - 25.77 = 22.49 GB to 76.8 GB/s system memory gives
+    1 ÷ ((41.94 - 22.49 + 1.34) ÷ 1,008 + 22.49 ÷ 76.8) = 3.2 tok/s.
     Split two ways it draws two 450 W boards."""
     from conftest import serve
 

@@ -172,22 +172,24 @@ def consistent(record: dict) -> None:
 
 # ---- shapes of the real entries (no torch) ------------------------------------------------
 def test_real_entries_missing_figures_are_named_not_invented():
+    # Qwen2.5 14B's entry gives neither its FFN width nor its vocabulary: both are asked for, not guessed
     with pytest.raises(shapes.ShapeError) as err:
-        shapes.load_shape("llama-3-70b")
-    # the vocabulary is on record (Meta's sku_list); the FFN width is not, and is asked for, not guessed
-    assert "--ffn-size" in str(err.value) and "--vocab-size" not in str(err.value)
-    s = shapes.load_shape("llama-3-70b", {"ffn_size": 28672})
-    entry = yaml.safe_load((REPO / "glossary/models/llama-3-70b.yaml").read_text(encoding="utf-8"))["specs"]
+        shapes.load_shape("qwen2-5-14b")
+    assert "--ffn-size" in str(err.value) and "--vocab-size" in str(err.value)
+    s = shapes.load_shape("qwen2-5-14b", {"ffn_size": 13824, "vocab_size": 152064})
+    entry = yaml.safe_load((REPO / "glossary/models/qwen2-5-14b.yaml").read_text(encoding="utf-8"))["specs"]
     for key in ("layers", "hidden_size", "attention_heads", "kv_heads", "head_dim"):
         assert getattr(s, key) == entry[key]["value"]
         assert s.provenance[key].startswith(f"entry specs.{key}")
-    assert s.provenance["ffn_size"] == "option --ffn-size" and s.missing_from_entry == ["ffn_size"]
-    assert s.vocab_size == 128256 and s.provenance["vocab_size"].startswith("entry specs.vocab_size")
-    # The options' figures reproduce the entry's parameter count: a wrong FFN width would not.
-    assert s.layers == 80 and s.as_record()["params_total_ratio"] == pytest.approx(1.0, abs=0.01)
-    # An entry that gives its config widths needs no options (Llama 3.1 8B since its config was read).
-    s8 = shapes.load_shape("llama-3-1-8b")
-    assert s8.missing_from_entry == [] and s8.as_record()["params_total_ratio"] == pytest.approx(1.0, abs=0.01)
+    assert s.provenance["ffn_size"] == "option --ffn-size" and sorted(s.missing_from_entry) == ["ffn_size", "vocab_size"]
+    # The options' figures reproduce the entry's parameter count (14.7B): a wrong FFN width would not.
+    assert s.as_record()["params_total_ratio"] == pytest.approx(1.0, abs=0.01)
+    # Entries that give their config widths need no options: Llama 3.1 8B since its config was read,
+    # Llama 3 70B since its FFN width was worked out from Meta's model arguments (28,672).
+    for model in ("llama-3-1-8b", "llama-3-70b"):
+        full = shapes.load_shape(model)
+        assert full.missing_from_entry == [] and full.as_record()["params_total_ratio"] == pytest.approx(1.0, abs=0.01)
+    assert shapes.load_shape("llama-3-70b").provenance["ffn_size"].startswith("entry specs.intermediate_size")
 
 
 def test_moe_experts_parsed_from_the_entry_note():
