@@ -98,6 +98,9 @@ def test_a_server_loads_the_weights_the_answer_was_sized_for(atlas):
     assert not vllm_fp8.model_arg.startswith("<") and ("--quantization", "fp8") in [(f.name, f.value) for f in vllm_fp8.flags]
     oss = launch(atlas, "vllm", _answer(atlas, "gpt-oss-120b", "H100 SXM", "mxfp4"))
     assert oss.model_arg == "openai/gpt-oss-120b" and not oss.notes
+    # llama.cpp's MXFP4_MOE is a GGUF type (Q8_0 beside the MXFP4 experts), not the release: a file
+    gguf = launch(atlas, "vllm", _answer(atlas, "gpt-oss-20b", "RTX 4090", "mxfp4_moe"))
+    assert "gpt-oss-20b-MXFP4_MOE.gguf" in gguf.text() and "openai/gpt-oss-20b" != gguf.model_arg and problems(atlas, gguf) == []
 
 
 def test_engines_that_cannot_run_there_are_refused_with_the_reason(atlas):
@@ -165,6 +168,7 @@ PANEL = [
     ("llama-3-3-70b", "q4_k_m", 8192, 1, 1, "consumer", 16, "nvidia-rtx-4090", "llama-cpp"),  # offloads: some layers on the card
     ("qwen3-30b-a3b", "q4_k_m", 4096, 50, 1, "data-centre", 16, "nvidia-a100-40gb", "vllm"),  # the GGUF file, not the BF16 repository
     ("llama-3-1-8b", "fp8", 4096, 4, 1, "data-centre", 16, "nvidia-h100-sxm", "tensorrt-llm"),  # an FP8 checkpoint to put in
+    ("gpt-oss-20b", "mxfp4_moe", 32768, 1, 1, "consumer", 16, "nvidia-rtx-4090", "llama-cpp"),  # llama.cpp's own gpt-oss file
 ]
 
 

@@ -79,7 +79,7 @@ class Launch:
                 "flags": [{"name": f.name, "value": f.value, "what": f.what} for f in self.flags], "notes": self.notes}
 
 
-FORMAT_CELL = {"GGUF": "gguf", "Q": "gguf", "IQ": "gguf", "FP8": "fp8", "MXFP4": "mxfp4", "NVFP4": "nvfp4", "FP16": "fp16",
+FORMAT_CELL = {"GGUF": "gguf", "Q": "gguf", "IQ": "gguf", "FP8": "fp8", "MXFP4": "mxfp4", "MXFP4_MOE": "gguf", "NVFP4": "nvfp4", "FP16": "fp16",
                "BF16": "fp16", "AWQ": "awq", "GPTQ": "gptq", "MLX": "mlx-format", "AFFINE": "mlx-format", "INT8": "int8",
                "INT4": "int4"}
 """A precision's label as the engines' format cells name it (the longest prefix that matches)."""
