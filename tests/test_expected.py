@@ -151,6 +151,25 @@ def test_a_thin_family_says_so_and_its_band_is_wider_than_its_rows(atlas):
     assert x.basis == "measured" and "too few for a narrow band" in x.basis_text
 
 
+def test_rows_that_all_come_from_one_source_give_a_wide_band_that_says_so(atlas):
+    """Three runs from one table share its machine, build and method: their agreement is no
+    reason for a narrow band. llama.cpp on NVIDIA HBM rests on one pull request's table."""
+    sources: dict[tuple, set] = {}
+    rows: dict[tuple, list] = {}
+    for p in points(atlas):
+        if _usable(p):
+            sources.setdefault((p.kind, *p.family), set()).add(p.row.source)
+            rows.setdefault((p.kind, *p.family), []).append(p.ratio)
+    one = [f for k in ("decode", "prefill") for f in families(atlas, k)
+           if f.band.n >= MIN_ROWS and len(sources[(f.kind, f.engine, f.backend, f.devices)]) == 1]
+    assert one, "some family of three or more rows rests on one source"
+    for f in one:
+        ratios = rows[(f.kind, f.engine, f.backend, f.devices)]
+        assert f.band.thin and f.band.low < min(ratios) and (f.band.high > max(ratios) or f.band.high == 1.0), f
+    x = expected(atlas, "llama-3-1-8b", "nvidia-h100-sxm", "q4_k_m", 200.0, engine="llama-cpp")
+    assert x.basis == "calibrated" and "all from one source" in x.basis_text, x
+
+
 def test_an_engine_measured_on_one_vendor_calibrates_nothing_on_another(atlas):
     x = expected(atlas, "llama-3-1-8b", "google-tpu-v6e", "fp16", 500.0, engine="llama-cpp")
     assert x.tps is None and x.basis == "ceiling only" and "Google" in x.basis_text
@@ -287,6 +306,12 @@ def test_the_calculator_gives_the_same_expected_speed_as_python(atlas, base, bro
         line = page.locator(f"tr[data-device='{dev}'] .atlas-calc__expected").inner_text()
         assert x.basis == "calibrated" and line.startswith(f"expect about {fmt(x.tps)} ({fmt(x.low)}–{fmt(x.high)}) tok/s"), line
         assert "several chips" in page.locator(f"tr[data-device='{dev}'] .atlas-calc__expected").get_attribute("title")
+    # a family resting on one source is widened in the page's port too (llama.cpp on H100s: one table)
+    e = estimate(m, device_spec(atlas.entries["nvidia-h100-sxm"]), prec16, 4096, 1)
+    x = expected(atlas, "llama-3-1-8b", "nvidia-h100-sxm", "bf16", e.decode_tps)
+    cell = page.locator("tr[data-device='nvidia-h100-sxm'] .atlas-calc__expected")
+    assert cell.inner_text().startswith(f"expect about {fmt(x.tps)} ({fmt(x.low)}–{fmt(x.high)}) tok/s"), cell.inner_text()
+    assert "all from one source" in x.basis_text and "all from one source" in (cell.get_attribute("title") or "")
     goto(page, f"{base}/calculator/?model=llama-3-1-8b&format=q4_k_m&context=4096&where=consumer")
     # an engine with no published rows there: ceiling only, said plainly; the choice stays in the URL
     page.select_option("#calc-engine", "mlx-lm")

@@ -383,13 +383,16 @@
    * of this device, model and format (measured); else the engine with most rows on this kind of
    * device, its rows of this format if there are min_rows, else all (calibrated); else that
    * engine on the vendor's other devices, band widened; else null (ceiling only). A row is
-   * [device, model, format key, engine, backend, device family, ratio]. */
+   * [device, model, format key, engine, backend, device family, ratio, source number]. */
   function formatKey(label) { var k = String(label || "").toLowerCase(); return k.indexOf("gguf ") === 0 ? k.slice(5) : k; }
   function median(xs) { var a = xs.slice().sort(function (x, y) { return x - y; }), n = a.length; return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2; }
-  function ratioBand(xs, X) {
-    var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs);
-    if (xs.length < X.min_rows) { lo *= 1 - X.widen; hi *= 1 + X.widen; }
-    return { ratio: Math.min(1, median(xs)), low: Math.min(1, lo), high: Math.min(1, hi), n: xs.length, thin: xs.length < X.min_rows };
+  function ratioBand(rows, X) {  // calibrate.band: widened when thin (few rows, or all from one source)
+    var xs = rows.map(function (r) { return r[6]; });
+    var nsrc = rows.map(function (r) { return r[7]; }).filter(function (x, i, a) { return a.indexOf(x) === i; }).length;
+    var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs), thin = xs.length < X.min_rows || nsrc < 2;
+    if (thin) { lo *= 1 - X.widen; hi *= 1 + X.widen; }
+    return { ratio: Math.min(1, median(xs)), low: Math.min(1, lo), high: Math.min(1, hi), n: xs.length, thin: thin,
+             why: xs.length < X.min_rows ? "too few for a narrow band" : "all from one source, so the band is widened" };
   }
   function most(rows) {
     var counts = {};
@@ -410,7 +413,7 @@
     if (!own) return got;
     got = own;
     var b = got.band;
-    return { band: { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin },
+    return { band: { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin, why: b.why },
              basis: "calibrated", text: got.text.replace("measured: ", "calibrated from ") + "; each ran split over several chips or with several " +
              "requests at once, none as one request on one chip, so the band is widened" };
   }
@@ -424,9 +427,9 @@
       eb = most(own);  // the engine of the most rows, on every backend it ran (calibrate.predict's first rule)
       var mine = own.filter(function (r) { return r[3] === eb[0]; });
       var backs = mine.map(function (r) { return r[4]; }).filter(function (x, i, a) { return a.indexOf(x) === i; }).sort();
-      b = ratioBand(mine.map(function (r) { return r[6]; }), X);
+      b = ratioBand(mine, X);
       return { band: b, basis: "measured", text: "measured: " + b.n + " published run" + s(b.n) + " of this model and format on this device with " +
-               (X.engines[eb[0]] || eb[0]) + " (" + backs.map(function (x) { return X.backends[x] || x; }).join(" and ") + ")" + (b.thin ? ", too few for a narrow band" : "") };
+               (X.engines[eb[0]] || eb[0]) + " (" + backs.map(function (x) { return X.backends[x] || x; }).join(" and ") + ")" + (b.thin ? ", " + b.why : "") };
     }
     var same = pts.filter(function (r) { return r[5] === dev.family; });
     if (same.length) {
@@ -434,17 +437,17 @@
       var rows = same.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; });
       var fmtRows = rows.filter(function (r) { return r[2] === fk; });
       if (fmtRows.length >= X.min_rows) {
-        b = ratioBand(fmtRows.map(function (r) { return r[6]; }), X);
-        return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurements of " + label + " with " + familyLabel(X, eb, dev.family) };
+        b = ratioBand(fmtRows, X);
+        return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurements of " + label + " with " + familyLabel(X, eb, dev.family) + (b.thin ? ": " + b.why : "") };
       }
-      b = ratioBand(rows.map(function (r) { return r[6]; }), X);
-      return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurement" + s(b.n) + " of " + familyLabel(X, eb, dev.family) + (b.thin ? ": too few for a narrow band" : "") };
+      b = ratioBand(rows, X);
+      return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurement" + s(b.n) + " of " + familyLabel(X, eb, dev.family) + (b.thin ? ": " + b.why : "") };
     }
     var kin = pts.filter(function (r) { return (X.devices[r[0]] || {}).vendor === dev.vendor; });
     if (!kin.length) return null;
     eb = most(kin);
-    b = ratioBand(kin.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; }).map(function (r) { return r[6]; }), X);
-    b = { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin };
+    b = ratioBand(kin.filter(function (r) { return r[3] === eb[0] && r[4] === eb[1]; }), X);
+    b = { ratio: b.ratio, low: b.low * (1 - X.widen), high: Math.min(1, b.high * (1 + X.widen)), n: b.n, thin: b.thin, why: b.why };
     return { band: b, basis: "calibrated", text: "calibrated from " + b.n + " measurement" + s(b.n) + " of " + familyLabel(X, eb, "other " + dev.vendor + " devices") +
              ": nothing measured on " + dev.family + ", so the band is wide", elsewhere: true };
   }

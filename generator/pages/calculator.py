@@ -106,10 +106,12 @@ def _calculator_expected(atlas: Atlas) -> dict:
     from generator.knowledge.calc.calibrate import BACKENDS, MIN_ROWS, PLATFORM_BACKENDS, WIDEN, _usable, _usable_at_scale, format_key
 
     rows, scale = {"decode": [], "prefill": []}, {"decode": [], "prefill": []}
+    sources: dict[str, int] = {}  # a row's source as a small number: the band counts how many sources it rests on
     for p in points(atlas):
         if _usable(p) or _usable_at_scale(p):  # the second: only where a vendor has nothing of the first (calibrate.expected)
             (rows if _usable(p) else scale)[p.kind].append([p.row.device, p.row.model, format_key(p.format_label), p.row.engine,
-                                                            p.row.backend, p.family[2], round(p.ratio, 9)])
+                                                            p.row.backend, p.family[2], round(p.ratio, 9),
+                                                            sources.setdefault(p.row.source, len(sources))])
     devices = {}
     for e in atlas.of_kind("hardware"):
         d = device_spec(e)

@@ -153,8 +153,8 @@ def pages(site: Site) -> dict[str, str]:
         "so; failing those, the same engine on the vendor's other kinds of device, with a wider band; otherwise "
         "*ceiling only*. An engine measured on one vendor's hardware calibrates nothing on another's. Named an engine, the "
         "figure is that engine's; otherwise it is the engine with most rows there.",
-        f"4. **Band.** The lowest to the highest ratio of those rows; with fewer than {MIN_ROWS}, widened by "
-        f"{WIDEN:.0%} each way. The expected figure is the median ratio. None of them may pass the ceiling: a "
+        f"4. **Band.** The lowest to the highest ratio of those rows; with fewer than {MIN_ROWS}, or all from one "
+        f"source (one table's runs share its machine, build and method), widened by {WIDEN:.0%} each way. The expected figure is the median ratio. None of them may pass the ceiling: a "
         "ratio is capped at 1.",
         "5. **Checked on held-back rows.** Each row is predicted, by its own engine, from all the other rows; the "
         "table gives the median error of those predictions and how many fell inside the band made without them.", "",

@@ -154,29 +154,39 @@ def _scale_families(atlas: Atlas, kind: str) -> set[str]:
 
 @dataclass(frozen=True)
 class Band:
-    """A ratio to the ceiling with its band, from `n` rows."""
+    """A ratio to the ceiling with its band, from `n` rows of `sources` sources."""
 
     ratio: float
     low: float
     high: float
     n: int
+    sources: int = 2
 
     @property
     def thin(self) -> bool:
-        return self.n < MIN_ROWS
+        """Too little to trust a narrow band: fewer than MIN_ROWS rows, or rows that all come
+        from one source (one table's runs share its machine, build and method, so their
+        agreement says little about the next machine)."""
+        return self.n < MIN_ROWS or self.sources < 2
+
+    @property
+    def why_wide(self) -> str:
+        return "too few for a narrow band" if self.n < MIN_ROWS else "all from one source, so the band is widened"
 
     def widened(self) -> "Band":
         """The band a third wider each way (WIDEN), for a weaker basis: another kind of
         device, or runs at scale; the ratio stays, the top stays at most 1."""
-        return Band(self.ratio, self.low * (1 - WIDEN), min(1.0, self.high * (1 + WIDEN)), self.n)
+        return Band(self.ratio, self.low * (1 - WIDEN), min(1.0, self.high * (1 + WIDEN)), self.n, self.sources)
 
 
-def band(ratios: list[float]) -> Band:
-    """The median of the ratios and their range, widened when there are few; each capped at 1."""
+def band(pts: list[Point]) -> Band:
+    """The median of the rows' ratios and their range, widened when the band is thin (few
+    rows, or one source); each capped at 1."""
+    ratios = [p.ratio for p in pts]
     lo, hi = min(ratios), max(ratios)
-    if len(ratios) < MIN_ROWS:
-        lo, hi = lo * (1 - WIDEN), hi * (1 + WIDEN)
-    return Band(ratio=min(1.0, statistics.median(ratios)), low=min(1.0, lo), high=min(1.0, hi), n=len(ratios))
+    b = Band(ratio=min(1.0, statistics.median(ratios)), low=min(1.0, lo), high=min(1.0, hi), n=len(ratios),
+             sources=len({p.row.source for p in pts}))
+    return b.widened() if b.thin else b
 
 
 @dataclass(frozen=True)
@@ -220,10 +230,10 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
     if own:  # the engine of the most rows, on every backend it ran: a reader names an engine, not a backend
         eb = _most(own)
         mine = [p for p in own if p.row.engine == eb[0]]
-        b = band([p.ratio for p in mine])
+        b = band(mine)
         backends = " and ".join(BACKENDS.get(x, x) for x in sorted({p.row.backend for p in mine}))
         title = atlas.entries[eb[0]].title if eb[0] in atlas.entries else eb[0]
-        thin = ", too few for a narrow band" if b.thin else ""
+        thin = f", {b.why_wide}" if b.thin else ""
         return Prediction(b, "measured", f"measured: {b.n} published run{_s(b.n)} of this model and format on "
                                          f"this device with {title} ({backends}){thin}", *eb)
     fam = device_family(dev)
@@ -233,17 +243,18 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
         rows = [p for p in same if p.family[:2] == eb]
         fmt_rows = [p for p in rows if format_key(p.format_label) == fk]
         if len(fmt_rows) >= MIN_ROWS:
-            b = band([p.ratio for p in fmt_rows])
-            return Prediction(b, "calibrated", f"calibrated from {b.n} measurements of {label} with {_label(atlas, *eb, fam)}", *eb)
-        b = band([p.ratio for p in rows])
-        thin = ": too few for a narrow band" if b.thin else ""
+            b = band(fmt_rows)
+            thin = f": {b.why_wide}" if b.thin else ""
+            return Prediction(b, "calibrated", f"calibrated from {b.n} measurements of {label} with {_label(atlas, *eb, fam)}{thin}", *eb)
+        b = band(rows)
+        thin = f": {b.why_wide}" if b.thin else ""
         return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, *eb, fam)}{thin}", *eb)
     vendor = dev.get("vendor") or ""
     kin = [p for p in pts if (atlas.entries[p.row.device].get("vendor") or "") == vendor]
     if not kin:
         return None
     eb = _most(kin)
-    b = band([p.ratio for p in kin if p.family[:2] == eb])
+    b = band([p for p in kin if p.family[:2] == eb])
     b = b.widened()  # another kind of device: wider still
     where = f"other {vendor} devices"
     return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, eb[0], eb[1], where)}: "
@@ -296,7 +307,7 @@ def families(atlas: Atlas, kind: str, at_scale: bool = False) -> list[Family]:
             pr = _at_scale(pr) if at_scale else pr
             errors.append(abs(pr.band.ratio - held.ratio) / held.ratio)
             inside += pr.band.low <= held.ratio <= pr.band.high
-        b = band([p.ratio for p in rows])
+        b = band(rows)
         b = b.widened() if at_scale else b
         out.append(Family(kind, engine, backend, devs, _label(atlas, engine, backend, devs), b,
                           statistics.median(errors) if errors else None, inside, len(errors)))
