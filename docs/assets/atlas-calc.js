@@ -932,13 +932,9 @@
           if (e.prefill_tps) {
             var ttftCeil = t / e.prefill_tps;
             function secs(x) { return x < 1 ? fmt(x * 1000, 0) + " ms" : x < 120 ? fmt(x, 1) + " s" : fmt(x / 60, 1) + " min"; }
-            function band(x, a, b2) {  // 289 (240–526) ms, one unit where all three share it
-              var ms = x < 1 && a < 1 && b2 < 1, ss = [x, a, b2].every(function (v) { return v >= 1 && v < 120; });
-              var mins = x >= 120 && a >= 120 && b2 >= 120;
-              if (ms) return fmt(x * 1000, 0) + " (" + fmt(a * 1000, 0) + "\u2013" + fmt(b2 * 1000, 0) + ") ms";
-              if (ss) return fmt(x, 1) + " (" + fmt(a, 1) + "\u2013" + fmt(b2, 1) + ") s";
-              if (mins) return fmt(x / 60, 1) + " (" + fmt(a / 60, 1) + "\u2013" + fmt(b2 / 60, 1) + ") min";
-              return secs(x) + " (" + secs(a) + "\u2013" + secs(b2) + ")";
+            function band(x, a, b2) {  // 289 (240–526) ms: all three in the expected figure's unit (labels.wait_band)
+              var u = x < 1 ? [1000, 0, " ms"] : x < 120 ? [1, 1, " s"] : [1 / 60, 1, " min"];
+              return fmt(x * u[0], u[1]) + " (" + fmt(a * u[0], u[1]) + "\u2013" + fmt(b2 * u[0], u[1]) + ")" + u[2];
             }
             prefillCell.appendChild(el("span", { class: "atlas-calc__ttft", "data-basis": xp ? xp.basis : "ceiling only",
               text: t.toLocaleString("en") + "-token TTFT: " + (xp ? "expect " + band(t / xp.tps, t / xp.high, t / xp.low) + ", " : "") +

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 from generator.cli.common import EXIT_BAD_INPUT, EXIT_OK, _load, _plain, _print_json
+from generator.render.labels import wait, wait_band
 
 
 def cmd_fit(args) -> int:
@@ -179,8 +180,7 @@ def cmd_fit(args) -> int:
         exp = (f"{_tps(x.decode.tps)} ({_tps(x.decode.low)}-{_tps(x.decode.high)}){BASIS_MARK[x.decode.basis]}"
                if x.decode.tps else "-")
         ttft, fast, slow = x.ttft_s
-        first_tok = (f"{_secs(ttft)} ({_secs(fast)}-{_secs(slow)})" if ttft else
-                     f">= {_secs(x.ttft_ceiling_s)}" if x.ttft_ceiling_s else "-")
+        first_tok = (wait_band(ttft, fast, slow, "-") if ttft else f">= {wait(x.ttft_ceiling_s)}" if x.ttft_ceiling_s else "-")
         print(f"  {_plain(d.title)[:34]:34} {mem:>8} {fits:>5} {dec:>12} {exp:>19}" + (f" {total:>14}" if many else "")
               + f" {pre:>13} {first_tok:>17}")
         for what, got_x in (("decode", x.decode), ("prefill", x.prefill)):
@@ -314,12 +314,6 @@ BASIS_MARK = {"measured": " m", "calibrated": " c", "ceiling only": ""}
 
 def _tps(x: float) -> str:
     return f"{x:,.1f}" if x < 10 else f"{x:,.0f}"
-
-
-def _secs(x: float) -> str:
-    """A wait as a reader says it: ms under a second, minutes past two (a Raspberry Pi's prompt)."""
-    return (f"{x * 1000:,.0f} ms" if x < 1 else f"{x:,.1f} s" if x < 100 else f"{x:,.0f} s" if x < 120
-            else f"{x / 60:,.1f} min")
 
 
 UNREAD_SHARE = ("the GPU's default share of memory has not been published for this chip, so fit is judged against all "

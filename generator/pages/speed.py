@@ -8,6 +8,7 @@ from __future__ import annotations
 from generator.kb.model import Atlas, Entry
 from generator.kb.text import esc_html
 from generator.pages.site import Site
+from generator.render.labels import wait, wait_band
 from generator.render.page import Page, front_matter, html_block, html_table
 
 SRC = "calculator/expected-speed.md"
@@ -81,18 +82,13 @@ def published(atlas: Atlas, page: Page, e: Entry) -> dict | None:
                      "tps": _tps(x.decode.tps), "low": _tps(x.decode.low), "high": _tps(x.decode.high),
                      "decode_basis": x.decode.basis, "decode_from": x.decode.basis_text,
                      "prefill_basis": x.prefill.basis, "prefill_from": x.prefill.basis_text,
-                     "prompt": f"{REFERENCE_PROMPT:,}", "ttft_ceiling": _secs(x.ttft_ceiling_s) if x.ttft_ceiling_s else None,
-                     "ttft": _secs(ttft) if ttft else None, "ttft_fast": _secs(fast) if fast else None,
-                     "ttft_slow": _secs(slow) if slow else None}
+                     "prompt": f"{REFERENCE_PROMPT:,}", "ttft_ceiling": wait(x.ttft_ceiling_s) if x.ttft_ceiling_s else None,
+                     "ttft": wait_band(ttft, fast, slow) if ttft else None}
     if not rows and basis is None:
         return None
     head = [subject.capitalize()] + HEAD
     return {"basis": basis, "table": html_table(head, rows, right=frozenset({4, 5, 6})) if rows else None,
             "n": len(rows), "method": page.to(SRC)}
-
-
-def _secs(x: float) -> str:
-    return f"{x * 1000:,.0f} ms" if x < 1 else f"{x:,.1f} s" if x < 120 else f"{x / 60:,.1f} min"
 
 
 def pages(site: Site) -> dict[str, str]:

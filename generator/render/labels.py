@@ -105,3 +105,22 @@ def release(as_of: dict | None, short: bool = False) -> str:
         y, m, _ = str(as_of["date"]).split("-")
         text += f" · {MONTHS[int(m) - 1][:3]} {y}" if short else f", {long_date(as_of['date'])}"
     return esc(text)
+
+
+def _unit(x: float) -> tuple[float, int, str]:
+    """The scale, decimals and unit a wait of `x` seconds is said in: ms under a second,
+    seconds under two minutes, minutes past that (a Raspberry Pi reading a long prompt)."""
+    return (1000, 0, "ms") if x < 1 else (1, 1, "s") if x < 120 else (1 / 60, 1, "min")
+
+
+def wait(x: float) -> str:
+    """A time to the first token as a reader says it: '289 ms', '8.7 s', '4.0 min'."""
+    scale, digits, unit = _unit(x)
+    return f"{x * scale:,.{digits}f} {unit}"
+
+
+def wait_band(x: float, low: float, high: float, dash: str = "–") -> str:
+    """An expected wait with its band in the expected figure's unit: '2.5 (1.9–3.8) min'
+    (the calculator's port does the same)."""
+    scale, digits, unit = _unit(x)
+    return f"{x * scale:,.{digits}f} ({low * scale:,.{digits}f}{dash}{high * scale:,.{digits}f}) {unit}"
