@@ -386,9 +386,10 @@
    * [device, model, format key, engine, backend, device family, ratio, source number]. */
   function formatKey(label) { var k = String(label || "").toLowerCase(); return k.indexOf("gguf ") === 0 ? k.slice(5) : k; }
   function median(xs) { var a = xs.slice().sort(function (x, y) { return x - y; }), n = a.length; return n % 2 ? a[(n - 1) / 2] : (a[n / 2 - 1] + a[n / 2]) / 2; }
+  function uniq(xs) { return Array.from(new Set(xs)).sort(); }
   function ratioBand(rows, X) {  // calibrate.band: widened when thin (few rows, or all from one source)
     var xs = rows.map(function (r) { return r[6]; });
-    var nsrc = rows.map(function (r) { return r[7]; }).filter(function (x, i, a) { return a.indexOf(x) === i; }).length;
+    var nsrc = uniq(rows.map(function (r) { return r[7]; })).length;
     var lo = Math.min.apply(null, xs), hi = Math.max.apply(null, xs), thin = xs.length < X.min_rows || nsrc < 2;
     if (thin) { lo *= 1 - X.widen; hi *= 1 + X.widen; }
     return { ratio: Math.min(1, median(xs)), low: Math.min(1, lo), high: Math.min(1, hi), n: xs.length, thin: thin,
@@ -426,7 +427,7 @@
     if (own.length) {
       eb = most(own);  // the engine of the most rows, on every backend it ran (calibrate.predict's first rule)
       var mine = own.filter(function (r) { return r[3] === eb[0]; });
-      var backs = mine.map(function (r) { return r[4]; }).filter(function (x, i, a) { return a.indexOf(x) === i; }).sort();
+      var backs = uniq(mine.map(function (r) { return r[4]; }));
       b = ratioBand(mine, X);
       return { band: b, basis: "measured", text: "measured: " + b.n + " published run" + s(b.n) + " of this model and format on this device with " +
                (X.engines[eb[0]] || eb[0]) + " (" + backs.map(function (x) { return X.backends[x] || x; }).join(" and ") + ")" + (b.thin ? ", " + b.why : "") };

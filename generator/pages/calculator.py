@@ -108,7 +108,7 @@ def _calculator_expected(atlas: Atlas) -> dict:
     rows, scale = {"decode": [], "prefill": []}, {"decode": [], "prefill": []}
     sources: dict[str, int] = {}  # a row's source as a small number: the band counts how many sources it rests on
     for p in points(atlas):
-        if _usable(p) or _usable_at_scale(p):  # the second: only where a vendor has nothing of the first (calibrate.expected)
+        if _usable(p) or _usable_at_scale(p):  # the second: only for a kind of device with nothing of the first (calibrate.expected)
             (rows if _usable(p) else scale)[p.kind].append([p.row.device, p.row.model, format_key(p.format_label), p.row.engine,
                                                             p.row.backend, p.family[2], round(p.ratio, 9),
                                                             sources.setdefault(p.row.source, len(sources))])

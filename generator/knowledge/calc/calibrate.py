@@ -160,7 +160,7 @@ class Band:
     low: float
     high: float
     n: int
-    sources: int = 2
+    sources: int
 
     @property
     def thin(self) -> bool:
@@ -169,9 +169,11 @@ class Band:
         agreement says little about the next machine)."""
         return self.n < MIN_ROWS or self.sources < 2
 
-    @property
-    def why_wide(self) -> str:
-        return "too few for a narrow band" if self.n < MIN_ROWS else "all from one source, so the band is widened"
+    def why_wide(self, sep: str) -> str:
+        """What makes a thin band thin, after `sep` (', ' or ': '); nothing for a band that is not."""
+        if not self.thin:
+            return ""
+        return sep + ("too few for a narrow band" if self.n < MIN_ROWS else "all from one source, so the band is widened")
 
     def widened(self) -> "Band":
         """The band a third wider each way (WIDEN), for a weaker basis: another kind of
@@ -232,10 +234,8 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
         mine = [p for p in own if p.row.engine == eb[0]]
         b = band(mine)
         backends = " and ".join(BACKENDS.get(x, x) for x in sorted({p.row.backend for p in mine}))
-        title = atlas.entries[eb[0]].title if eb[0] in atlas.entries else eb[0]
-        thin = f", {b.why_wide}" if b.thin else ""
         return Prediction(b, "measured", f"measured: {b.n} published run{_s(b.n)} of this model and format on "
-                                         f"this device with {title} ({backends}){thin}", *eb)
+                                         f"this device with {_title(atlas, eb[0])} ({backends}){b.why_wide(', ')}", *eb)
     fam = device_family(dev)
     same = [p for p in pts if p.family[2] == fam]
     if same:
@@ -244,11 +244,11 @@ def predict(atlas: Atlas, pts: list[Point], model: str, dev: Entry, label: str) 
         fmt_rows = [p for p in rows if format_key(p.format_label) == fk]
         if len(fmt_rows) >= MIN_ROWS:
             b = band(fmt_rows)
-            thin = f": {b.why_wide}" if b.thin else ""
-            return Prediction(b, "calibrated", f"calibrated from {b.n} measurements of {label} with {_label(atlas, *eb, fam)}{thin}", *eb)
+            return Prediction(b, "calibrated", f"calibrated from {b.n} measurements of {label} with "
+                                               f"{_label(atlas, *eb, fam)}{b.why_wide(': ')}", *eb)
         b = band(rows)
-        thin = f": {b.why_wide}" if b.thin else ""
-        return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, *eb, fam)}{thin}", *eb)
+        return Prediction(b, "calibrated", f"calibrated from {b.n} measurement{_s(b.n)} of {_label(atlas, *eb, fam)}"
+                                           f"{b.why_wide(': ')}", *eb)
     vendor = dev.get("vendor") or ""
     kin = [p for p in pts if (atlas.entries[p.row.device].get("vendor") or "") == vendor]
     if not kin:
@@ -277,9 +277,13 @@ class Family:
     loo_n: int  # rows that could be predicted without them
 
 
+def _title(atlas: Atlas, engine: str | None, missing: str | None = None) -> str:
+    """An engine's title as a reader knows it (its id where the atlas has no entry)."""
+    return atlas.entries[engine].title if engine in atlas.entries else missing or engine or ""
+
+
 def _label(atlas: Atlas, engine: str, backend: str, devices: str) -> str:
-    title = atlas.entries[engine].title if engine in atlas.entries else engine
-    return f"{title} ({BACKENDS.get(backend, backend)}) on {devices}"
+    return f"{_title(atlas, engine)} ({BACKENDS.get(backend, backend)}) on {devices}"
 
 
 def families(atlas: Atlas, kind: str, at_scale: bool = False) -> list[Family]:
@@ -372,7 +376,7 @@ def expected(atlas: Atlas, model: str, device: str, fmt: str | None, ceiling: fl
         memo[key] = pr
     pr = memo[key]
     if pr is None:
-        title = atlas.entries[engine].title if engine in atlas.entries else "any engine"
+        title = _title(atlas, engine, "any engine")
         vendor = dev.get("vendor") or "this vendor"
         return Expected(None, None, None, "ceiling only", 0, f"no published measurement of {title} on {vendor} hardware to calibrate on", engine)
     b = pr.band
